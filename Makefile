@@ -1,0 +1,110 @@
+# ktune - build, test and demo.
+#
+#   make demo    install missing Debian packages, build, tune the CPU SGEMM
+#   make check   install missing packages, build, run every test (also
+#                under AddressSanitizer and UndefinedBehaviorSanitizer)
+#   make         build build/ktune
+#   make bench   the benchmarks under bench/
+
+CC      ?= cc
+BUILD   ?= build
+JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
+CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Isrc $(JSON_CFLAGS)
+LIBS    = -ljson-c -lsqlite3 -ldl -lm
+
+# Two flavours of the same sources: release, and sanitised for the tests.
+REL_FLAGS  = -O2 -g
+ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+             -fno-sanitize-recover=undefined
+
+LIB_SRC  = $(wildcard src/core/*.c src/store/*.c src/backend/*.c \
+                      src/measure/*.c src/search/*.c src/tune/*.c)
+CLI_SRC  = $(wildcard src/cli/*.c)
+TEST_SRC = $(filter-out tests/test_gemm_kernel.c,$(wildcard tests/test_*.c))
+HEADERS  = $(wildcard include/*.h src/*/*.h tests/*.h)
+
+REL_OBJ  = $(LIB_SRC:%.c=$(BUILD)/rel/%.o)
+ASAN_OBJ = $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
+REL_TESTS  = $(TEST_SRC:tests/%.c=$(BUILD)/rel/tests/%)
+ASAN_TESTS = $(TEST_SRC:tests/%.c=$(BUILD)/asan/tests/%)
+
+.PHONY: all deps demo check test test-asan test-cli bench clean
+
+all: $(BUILD)/ktune
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/rel/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(REL_FLAGS) -c $< -o $@
+
+$(BUILD)/asan/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) -c $< -o $@
+
+$(BUILD)/rel/libktune.a: $(REL_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/asan/libktune.a: $(ASAN_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/ktune: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a
+	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/asan/ktune: $(CLI_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/libktune.a
+	$(CC) $(ASAN_FLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/rel/tests/%: tests/%.c $(BUILD)/rel/libktune.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(REL_FLAGS) -o $@ $< $(BUILD)/rel/libktune.a $(LIBS)
+
+$(BUILD)/asan/tests/%: tests/%.c $(BUILD)/asan/libktune.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) -o $@ $< $(BUILD)/asan/libktune.a $(LIBS)
+
+# The SGEMM kernel is checked against its reference once per configuration
+# listed in the test's "// CONFIG:" lines.
+$(BUILD)/gemm-kernel.stamp: tests/test_gemm_kernel.c kernels/gemm/gemm.c kernels/gemm/gemm_ref.c tests/test.h
+	@mkdir -p $(BUILD)/gemm-kernel
+	@set -e; n=0; grep '^// CONFIG:' tests/test_gemm_kernel.c | sed 's|^// CONFIG:||' | \
+	while read -r defs; do n=$$((n+1)); \
+	  echo "gemm kernel with $$defs"; \
+	  $(CC) -std=gnu11 -D_GNU_SOURCE -O2 -march=native -fopenmp -Wall -Wextra -Werror -Iinclude \
+	    $$defs -o $(BUILD)/gemm-kernel/t$$n tests/test_gemm_kernel.c -lm; \
+	  KT_TEST_SRCDIR=. $(BUILD)/gemm-kernel/t$$n; done
+	@touch $@
+
+# Environment for the tests: the sanitiser must let a faulty kernel's
+# SIGSEGV kill the worker (that is what the tests check), and leak checks
+# would flag the forked workers' deliberate _exit.
+TEST_ENV = KT_TEST_SRCDIR=. KT_TEST_TIMEOUT=300 \
+           ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:detect_leaks=1:abort_on_error=0 \
+           UBSAN_OPTIONS=print_stacktrace=1
+
+test: $(REL_TESTS) $(BUILD)/ktune
+	@set -e; for t in $(REL_TESTS); do $(TEST_ENV) KT_BUILD=$(BUILD)/rel $$t; done
+
+test-asan: $(ASAN_TESTS) $(BUILD)/asan/ktune
+	@set -e; for t in $(ASAN_TESTS); do $(TEST_ENV) KT_BUILD=$(BUILD)/asan $$t; done
+
+test-cli: $(BUILD)/ktune $(BUILD)/asan/ktune
+	@set -e; for t in tests/cli/*.sh; do echo "== $$t"; \
+	  KTUNE=$(BUILD)/ktune $(TEST_ENV) sh $$t; done
+	@set -e; echo "== tests/cli/errors.sh under sanitizers"; \
+	  KTUNE=$(BUILD)/asan/ktune $(TEST_ENV) sh tests/cli/errors.sh
+
+check: deps
+	@$(MAKE) --no-print-directory test test-asan test-cli $(BUILD)/gemm-kernel.stamp
+	@echo "check: all tests passed"
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BUILD)/ktune
+	$(BUILD)/ktune tune kernels/gemm/gemm-c.json --problem M=1024,N=1024,K=1024 \
+	  --strategy random --budget 40 --db ktune.db
+
+bench: deps $(BUILD)/rel/libktune.a
+	@$(MAKE) --no-print-directory -f bench/bench.mk
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,22 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages ktune needs, if missing.
+# Runs apt-get (through sudo when not root) only when a package is absent,
+# so it is cheap to call before every build.
+set -eu
+
+PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev sqlite3"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

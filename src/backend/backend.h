@@ -1,0 +1,76 @@
+/* backend.h - the interface every compute backend implements.
+ *
+ * A backend is a versioned table of function pointers (kt_backend) found by
+ * name in a registry (backend.c); adding a backend is adding one file.  The
+ * table has two halves:
+ *   - the tuner's side (open, device, compile) runs in the tuner process;
+ *   - the worker's side (load, buffers, run) runs in the isolated
+ *     measurement worker (measure/worker.c), where a crash costs nothing.
+ * Kernel arguments follow the CUDA driver convention: args[i] points to
+ * argument i's value (a scalar's bytes, or a buffer handle).
+ */
+#ifndef KT_BACKEND_H
+#define KT_BACKEND_H
+
+#include "core/spec.h"
+#include "store/db.h"
+
+#define KT_BACKEND_ABI 1
+
+/* Options shared by backends. */
+typedef struct kt_backend_opts {
+    const char *cache_dir;   /* where compiled kernels are kept */
+    int jobs;                /* parallel compilations */
+    const char *compiler;    /* C backend: the compiler command, "cc" if NULL */
+} kt_backend_opts;
+
+/* The outcome of compiling one configuration. */
+typedef struct kt_build {
+    kt_status status;        /* OK or COMPILE_ERROR */
+    char *artifact;          /* path of the compiled object (owned) */
+    double compile_ms;       /* 0 when it came from the cache */
+    char detail[256];        /* first compiler error line */
+} kt_build;
+
+typedef struct kt_backend {
+    int abi;                 /* KT_BACKEND_ABI */
+    const char *name;        /* "cpu", "cuda", ... */
+    kt_language language;    /* the kernel language it compiles */
+
+    /* tuner side */
+    int (*open)(const kt_spec *spec, const kt_backend_opts *opts, void **ctx,
+                kt_diag *diag);
+    void (*close)(void *ctx);
+    int (*device)(void *ctx, kt_device_info *out, kt_diag *diag);
+    /* Compile cfgs[0..n) (a NULL entry means the spec's reference kernel);
+     * a configuration that fails to compile is a COMPILE_ERROR build, not a
+     * failure of the call. */
+    int (*compile)(void *ctx, const uint16_t *const *cfgs, size_t n,
+                   kt_build *builds, kt_diag *diag);
+
+    /* worker side */
+    int (*load)(void *ctx, const char *artifact, bool reference, void **kernel,
+                kt_diag *diag);
+    void (*unload)(void *ctx, void *kernel);
+    int (*buffer_new)(void *ctx, size_t bytes, void **buf, kt_diag *diag);
+    void (*buffer_free)(void *ctx, void *buf, size_t bytes);
+    /* Copy host memory into a buffer and back. */
+    int (*buffer_write)(void *ctx, void *buf, const void *host, size_t bytes);
+    int (*buffer_read)(void *ctx, void *host, const void *buf, size_t bytes);
+    /* Make a buffer read-only (true) or writable while kernels run, where
+     * the backend can enforce it; NULL when it cannot. */
+    int (*buffer_protect)(void *ctx, void *buf, size_t bytes, bool readonly);
+    /* Run the kernel reps times; times_ms[i] is call i's duration. */
+    int (*run)(void *ctx, void *kernel, void **args, int reps, double *times_ms,
+               kt_diag *diag);
+} kt_backend;
+
+/* The backend registered under name, or NULL. */
+const kt_backend *kt_backend_find(const char *name);
+/* The backend that compiles a language and is usable here, or NULL. */
+const kt_backend *kt_backend_for(kt_language lang);
+
+/* Frees builds[i].artifact for i < n. */
+void kt_builds_clear(kt_build *builds, size_t n);
+
+#endif /* KT_BACKEND_H */

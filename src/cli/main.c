@@ -1,0 +1,130 @@
+/* main.c - the ktune command: a table of subcommands, one file each. */
+#include "cli/cli.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command COMMANDS[] = {
+    {"tune", cli_tune, "measure configurations of a kernel and keep the best"},
+    {"space", cli_space, "count or list the valid configurations of a spec"},
+    {"db", cli_db, "query and export the results database"},
+};
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ktune: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ktune: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nhint: see 'ktune %s --help'\n", cmd);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+void cli_warn(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "ktune: %s\n", msg);
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || *end || text[0] == '-')
+        return cli_usage_error(cmd, "%s expects a whole number, not '%s'", opt, text);
+    *out = v;
+    return CLI_OK;
+}
+
+int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    if (errno || end == text || *end || !(*out > 0))
+        return cli_usage_error(cmd, "%s expects a positive number, not '%s'", opt,
+                               text);
+    return CLI_OK;
+}
+
+json_object *cli_config_json(const char *key)
+{
+    json_object *obj = json_object_new_object();
+    const char *s = key;
+    while (obj && *s) {
+        size_t len = strcspn(s, ",");
+        const char *eq = memchr(s, '=', len);
+        if (eq) {
+            char *name = kt_strndup(s, (size_t)(eq - s));
+            char *val = kt_strndup(eq + 1, len - (size_t)(eq - s) - 1);
+            char *end;
+            double d = name && val ? strtod(val, &end) : 0;
+            json_object *v = !name || !val || *end || end == val
+                                 ? json_object_new_string(val ? val : "")
+                             : d == (double)(long long)d
+                                 ? json_object_new_int64((long long)d)
+                                 : json_object_new_double(d);
+            if (name)
+                json_object_object_add(obj, name, v);
+            else
+                json_object_put(v);
+            free(name);
+            free(val);
+        }
+        s += len + (s[len] == ',');
+    }
+    return obj;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: ktune <command> [options]\n\n"
+          "ktune tunes compute kernels: it measures configurations, keeps every\n"
+          "result in an SQLite database, and reports the best.\n\ncommands:\n",
+          f);
+    for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
+        fprintf(f, "  %-6s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fputs("\n'ktune <command> --help' describes a command.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0)
+            return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ktune: error: '%s' is not a ktune command\n", argv[1]);
+    usage(stderr);
+    return CLI_USAGE;
+}

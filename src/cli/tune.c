@@ -1,0 +1,262 @@
+/* tune.c - `ktune tune`: run the tuner and report the best configuration. */
+#include "cli/cli.h"
+#include "core/util.h"
+#include "tune/tuner.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char USAGE[] =
+    "usage: ktune tune SPEC [options]\n\n"
+    "Measure configurations of the kernel described by the T1 spec SPEC, store\n"
+    "every result in the database, and print the best.  Configurations already\n"
+    "in the database (same device, kernel source and problem) are not measured\n"
+    "again, so an interrupted run resumes where it stopped.\n\n"
+    "options:\n"
+    "  --problem K=V,...   problem sizes (default: the spec's defaults)\n"
+    "  --strategy NAME     search strategy (default brute_force):\n%s"
+    "  --budget N          evaluate at most N configurations (N%% for a fraction\n"
+    "                      of the space); default: the spec's Budget, else all\n"
+    "  --time S            stop starting new measurements after S seconds\n"
+    "  --db FILE           results database (default ktune.db)\n"
+    "  --seed N            seed for the strategy and the input data (default 1)\n"
+    "  --jobs N            parallel compilations (default: number of CPUs)\n"
+    "  --timeout S         limit for one configuration's evaluation (default 30)\n"
+    "  --cache DIR         compiled-kernel cache (default .ktune-cache)\n"
+    "  --json              print one JSON object on stdout instead of text\n"
+    "  --help              this text\n";
+
+static void print_usage(void)
+{
+    char list[1024] = "";
+    for (size_t i = 0; i < kt_strategy_count(); i++) {
+        char line[160];
+        snprintf(line, sizeof line, "                        %-12s %s\n",
+                 kt_strategy_at(i)->name, kt_strategy_at(i)->summary);
+        strncat(list, line, sizeof list - strlen(list) - 1);
+    }
+    printf(USAGE, list);
+}
+
+/* ------------------------------------------------------------ progress */
+
+static void format_duration(double s, char *out, size_t n)
+{
+    if (!isfinite(s) || s < 0)
+        snprintf(out, n, "--:--");
+    else
+        snprintf(out, n, "%d:%02d", (int)(s / 60), (int)fmod(s, 60));
+}
+
+/* One line, redrawn in place: bar, done/total, best so far, ETA. */
+static void draw_progress(void *user, const kt_progress *p)
+{
+    (void)user;
+    enum { WIDTH = 24 };
+    int filled = p->total ? (int)((double)WIDTH * (double)p->done / (double)p->total) : 0;
+    char bar[WIDTH + 1], eta[16], best[32];
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[WIDTH] = '\0';
+    format_duration(p->eta_s, eta, sizeof eta);
+    if (isfinite(p->best_ms))
+        snprintf(best, sizeof best, "%.4g ms", p->best_ms);
+    else
+        snprintf(best, sizeof best, "none yet");
+    fprintf(stderr, "\r[%s] %llu/%llu  best %s  failed %llu  ETA %s   ", bar,
+            (unsigned long long)p->done, (unsigned long long)p->total, best,
+            (unsigned long long)p->failed, eta);
+    fflush(stderr);
+}
+
+/* -------------------------------------------------------------- report */
+
+static double gflops(const kt_tune_report *r, double ms)
+{
+    return isfinite(r->flops) && ms > 0 ? r->flops / (ms * 1e-3) / 1e9 : NAN;
+}
+
+static json_object *result_json(const kt_tune_report *rep, const char *key,
+                                const kt_result *r)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "config", cli_config_json(key));
+    json_object_object_add(o, "key", json_object_new_string(key));
+    json_object_object_add(o, "status", json_object_new_string(kt_status_name(r->status)));
+    if (r->status == KT_STATUS_OK) {
+        json_object_object_add(o, "time_ms", json_object_new_double(r->time_ms));
+        json_object_object_add(o, "min_ms", json_object_new_double(r->min_ms));
+        json_object_object_add(o, "spread", json_object_new_double(r->spread));
+        double g = gflops(rep, r->time_ms);
+        if (isfinite(g))
+            json_object_object_add(o, "gflops", json_object_new_double(g));
+    }
+    return o;
+}
+
+static void print_json(const kt_spec *spec, const kt_tune_report *r)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "kernel", json_object_new_string(spec->name));
+    json_object_object_add(o, "problem", json_object_new_string(r->problem));
+    json_object_object_add(o, "device", json_object_new_string(r->device));
+    json_object_object_add(o, "space_size", json_object_new_int64((int64_t)r->space_size));
+    json_object_object_add(o, "measured", json_object_new_int64((int64_t)r->measured));
+    json_object_object_add(o, "cached", json_object_new_int64((int64_t)r->cached));
+    json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
+    json_object *counts = json_object_new_object();
+    for (int s = 0; s < KT_STATUS_COUNT; s++)
+        json_object_object_add(counts, kt_status_name((kt_status)s),
+                               json_object_new_int64((int64_t)r->by_status[s]));
+    json_object_object_add(o, "statuses", counts);
+    json_object_object_add(o, "best", r->best_config
+                                          ? result_json(r, r->best_config, &r->best)
+                                          : NULL);
+    json_object_object_add(o, "default",
+                           result_json(r, r->default_config, &r->default_result));
+    bool both = r->best_config && r->default_result.status == KT_STATUS_OK;
+    json_object_object_add(o, "speedup",
+                           both ? json_object_new_double(r->default_result.time_ms /
+                                                         r->best.time_ms)
+                                : NULL);
+    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+}
+
+static void print_text(const kt_spec *spec, const kt_tune_report *r)
+{
+    printf("%s %s on %s: %llu valid configurations\n", spec->name, r->problem,
+           r->device, (unsigned long long)r->space_size);
+    printf("evaluated %llu (%llu measured now, %llu from the database) in %.1f s:",
+           (unsigned long long)(r->measured + r->cached),
+           (unsigned long long)r->measured, (unsigned long long)r->cached, r->seconds);
+    for (int s = 0; s < KT_STATUS_COUNT; s++)
+        if (r->by_status[s])
+            printf(" %llu %s", (unsigned long long)r->by_status[s],
+                   kt_status_name((kt_status)s));
+    printf("\n");
+    if (!r->best_config) {
+        printf("no configuration ran correctly\n");
+        return;
+    }
+    printf("best     %s\n         %.4g ms median (min %.4g ms, spread %.1f%%)",
+           r->best_config, r->best.time_ms, r->best.min_ms, 100 * r->best.spread);
+    double g = gflops(r, r->best.time_ms);
+    if (isfinite(g))
+        printf(", %.1f GFLOP/s", g);
+    printf("\n");
+    const kt_result *d = &r->default_result;
+    if (d->status == KT_STATUS_OK) {
+        printf("default  %s\n         %.4g ms", r->default_config, d->time_ms);
+        if (isfinite(gflops(r, d->time_ms)))
+            printf(", %.1f GFLOP/s", gflops(r, d->time_ms));
+        printf("\nspeed-up %.2fx over the default configuration\n",
+               d->time_ms / r->best.time_ms);
+    } else {
+        printf("default  %s: %s%s%s\n", r->default_config, kt_status_name(d->status),
+               d->detail[0] ? ": " : "", d->detail);
+    }
+}
+
+/* ------------------------------------------------------------- options */
+
+static int parse_budget(const char *text, kt_budget *b)
+{
+    size_t n = strlen(text);
+    double v;
+    if (n > 1 && text[n - 1] == '%') {
+        char num[64];
+        snprintf(num, sizeof num, "%.*s", (int)(n - 1), text);
+        if (cli_parse_double("tune", "--budget", num, &v) != CLI_OK)
+            return CLI_USAGE;
+        *b = (kt_budget){KT_BUDGET_FRACTION, v / 100};
+        return CLI_OK;
+    }
+    uint64_t count;
+    if (cli_parse_u64("tune", "--budget", text, &count) != CLI_OK)
+        return CLI_USAGE;
+    *b = (kt_budget){KT_BUDGET_COUNT, (double)count};
+    return count > 0 ? CLI_OK : cli_usage_error("tune", "--budget must be positive");
+}
+
+static int parse_options(int argc, char **argv, kt_tune_opts *o, bool *json,
+                         const char **spec)
+{
+    static const struct option LONG[] = {
+        {"problem", required_argument, 0, 'p'}, {"strategy", required_argument, 0, 's'},
+        {"budget", required_argument, 0, 'b'},  {"time", required_argument, 0, 't'},
+        {"db", required_argument, 0, 'd'},      {"seed", required_argument, 0, 'S'},
+        {"jobs", required_argument, 0, 'j'},    {"timeout", required_argument, 0, 'T'},
+        {"cache", required_argument, 0, 'c'},   {"json", no_argument, 0, 'J'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    int c, rc = CLI_OK;
+    uint64_t u;
+    double d;
+    optind = 1;
+    while (rc == CLI_OK && (c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+        switch (c) {
+        case 'p': o->problem = optarg; break;
+        case 's': o->strategy = optarg; break;
+        case 'b': rc = parse_budget(optarg, &o->budget); break;
+        case 't':
+            rc = cli_parse_double("tune", "--time", optarg, &d);
+            o->budget = (kt_budget){KT_BUDGET_SECONDS, d};
+            break;
+        case 'd': o->db_path = optarg; break;
+        case 'S': rc = cli_parse_u64("tune", "--seed", optarg, &o->seed);
+                  o->measure.seed = o->seed; break;
+        case 'j':
+            rc = cli_parse_u64("tune", "--jobs", optarg, &u);
+            o->backend.jobs = u > 0 && u < 1024 ? (int)u : 1;
+            break;
+        case 'T': rc = cli_parse_double("tune", "--timeout", optarg, &o->measure.timeout_s);
+                  break;
+        case 'c': o->backend.cache_dir = optarg; break;
+        case 'J': *json = true; break;
+        case 'h': print_usage(); return -1;
+        default: return CLI_USAGE;
+        }
+    }
+    if (rc != CLI_OK)
+        return rc;
+    if (optind + 1 != argc)
+        return cli_usage_error("tune", "expected one SPEC file");
+    *spec = argv[optind];
+    return CLI_OK;
+}
+
+int cli_tune(int argc, char **argv)
+{
+    kt_tune_opts o = kt_tune_defaults();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o.backend.jobs = cpus > 0 ? (int)cpus : 1;
+    bool json = false;
+    const char *spec_path = NULL;
+    int rc = parse_options(argc, argv, &o, &json, &spec_path);
+    if (rc != CLI_OK)
+        return rc < 0 ? CLI_OK : rc;
+    kt_diag diag = {{0}};
+    kt_spec *spec = NULL;
+    if (kt_spec_load(spec_path, cli_warn, NULL, &spec, &diag) != KT_OK)
+        return cli_error("%s", diag.msg);
+    bool bar = isatty(STDERR_FILENO);
+    o.progress = bar ? draw_progress : NULL;
+    kt_tune_report rep;
+    int trc = kt_tune(spec, &o, &rep, &diag);
+    if (bar && rep.measured + rep.cached > 0)
+        fputc('\n', stderr);
+    if (trc == KT_OK && json)
+        print_json(spec, &rep);
+    else if (trc == KT_OK)
+        print_text(spec, &rep);
+    else
+        rc = cli_error("%s", diag.msg);
+    kt_tune_report_clear(&rep);
+    kt_spec_free(spec);
+    return rc;
+}

@@ -1,0 +1,82 @@
+/* space.h - the search space: every valid configuration of a spec for one
+ * problem.
+ *
+ * A configuration is a vector of value indices (uint16_t), one per tuning
+ * parameter in spec order.  The space binds parameters in that order and
+ * checks each condition as soon as the last parameter it reads is bound, so
+ * a failing condition prunes the whole subtree below it.  Enumeration visits
+ * valid configurations in lexicographic order of their index vectors.
+ *
+ * Threads: a kt_space keeps scratch state; use one from one thread at a time.
+ */
+#ifndef KT_SPACE_H
+#define KT_SPACE_H
+
+#include "core/spec.h"
+
+typedef struct kt_space kt_space;
+
+/* Counters from one enumeration. */
+typedef struct kt_space_stats {
+    uint64_t nodes;      /* partial assignments tried (tree nodes visited) */
+    uint64_t evals;      /* condition evaluations */
+    uint64_t valid;      /* complete valid configurations found */
+} kt_space_stats;
+
+/* Return nonzero to stop the enumeration early. */
+typedef int (*kt_space_visit)(void *user, const uint16_t *cfg);
+
+typedef enum kt_neighbourhood {
+    KT_NBR_HAMMING,   /* one parameter changed to any other value */
+    KT_NBR_ADJACENT   /* one parameter moved to the previous or next value */
+} kt_neighbourhood;
+
+/* The space does not copy spec or prob: both must outlive it. */
+int kt_space_new(const kt_spec *spec, const kt_problem *prob, kt_space **out,
+                 kt_diag *diag);
+void kt_space_free(kt_space *s);
+
+size_t kt_space_nparams(const kt_space *s);
+const kt_spec *kt_space_spec(const kt_space *s);
+
+/* The size of the Cartesian product (saturates at UINT64_MAX). */
+uint64_t kt_space_cartesian(const kt_space *s);
+
+/* Does the complete configuration satisfy every condition? */
+bool kt_space_is_valid(kt_space *s, const uint16_t *cfg);
+
+/* Visit every valid configuration; stats may be NULL. */
+int kt_space_enumerate(kt_space *s, kt_space_visit visit, void *user,
+                       kt_space_stats *stats);
+
+/* Count the valid configurations. */
+int kt_space_count(kt_space *s, uint64_t *count, kt_space_stats *stats);
+
+/* Can the parameters marked in bound (with cfg's values) be completed into
+ * a valid configuration?  Unbound entries of cfg are ignored. */
+int kt_space_satisfiable(kt_space *s, const uint16_t *cfg, const bool *bound,
+                         bool *out);
+
+/* Materialise the valid configurations (at most limit; KT_ERANGE beyond),
+ * enabling kt_space_size/at/index_of and exact uniform sampling. */
+int kt_space_build(kt_space *s, uint64_t limit, kt_diag *diag);
+bool kt_space_is_built(const kt_space *s);
+uint64_t kt_space_size(const kt_space *s);
+const uint16_t *kt_space_at(const kt_space *s, uint64_t i);
+/* Index of a valid configuration in the built list, or KT_ENOTFOUND. */
+int kt_space_index_of(const kt_space *s, const uint16_t *cfg, uint64_t *idx);
+
+/* A configuration drawn uniformly among valid ones (exact when built;
+ * rejection sampling over the Cartesian product otherwise, which fails with
+ * KT_EEMPTY after too many rejections). */
+int kt_space_sample(kt_space *s, kt_rng *rng, uint16_t *cfg);
+
+/* The valid neighbours of cfg, at most cap of them into out (n * nparams
+ * entries); *n receives how many were written. */
+int kt_space_neighbours(kt_space *s, const uint16_t *cfg, kt_neighbourhood kind,
+                        uint16_t *out, size_t cap, size_t *n);
+
+/* The spec's default configuration (valid or not). */
+void kt_space_default(const kt_space *s, uint16_t *cfg);
+
+#endif /* KT_SPACE_H */

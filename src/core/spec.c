@@ -1,0 +1,911 @@
+/* spec.c - read a T1 JSON tuning spec (with ktune's extensions) into a
+ * kt_spec, compiling every expression once.
+ *
+ * Every lookup goes through a key path ("KernelSpecification.Arguments[2].Size")
+ * so that an error or a warning names exactly where the problem is.  JSON
+ * syntax errors carry line and column.  The JSON itself is parsed by json-c.
+ */
+#include "core/spec.h"
+#include "core/util.h"
+
+#include <ctype.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Everything the loader needs to report: the file, where warnings go, and
+ * where an error's detail is written. */
+typedef struct loader {
+    const char *path;
+    kt_warn_fn warn;
+    void *warn_user;
+    kt_diag *diag;
+    kt_spec *spec;
+} loader;
+
+/* ------------------------------------------------------------ reporting */
+
+static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
+{
+    char detail[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return kt_fail(L->diag, KT_ESPEC, "%s: %s: %s", L->path, keypath, detail);
+}
+
+/* Warn about each key of obj that is not in known (NULL-terminated). */
+static void warn_unknown(loader *L, json_object *obj, const char *keypath,
+                         const char *const *known)
+{
+    if (!L->warn)
+        return;
+    json_object_object_foreach(obj, key, val) {
+        (void)val;
+        bool found = false;
+        for (const char *const *k = known; *k && !found; k++)
+            found = strcmp(*k, key) == 0;
+        if (!found) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s: warning: unknown key '%s%s%s' ignored",
+                     L->path, keypath, *keypath ? "." : "", key);
+            L->warn(L->warn_user, msg);
+        }
+    }
+}
+
+static const char *json_kind(json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null: return "null";
+    case json_type_boolean: return "a boolean";
+    case json_type_double:
+    case json_type_int: return "a number";
+    case json_type_object: return "an object";
+    case json_type_array: return "an array";
+    case json_type_string: return "a string";
+    }
+    return "a value";
+}
+
+/* Fetch key from obj, checking its JSON type.  *out is NULL when the key is
+ * absent and not required. */
+static int get_key(loader *L, json_object *obj, const char *keypath,
+                   const char *key, json_type want, bool required,
+                   json_object **out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s%s%s", keypath, *keypath ? "." : "", key);
+    *out = NULL;
+    json_object *v;
+    if (!json_object_object_get_ex(obj, key, &v) || v == NULL) {
+        if (required)
+            return spec_error(L, path, "missing required key");
+        return KT_OK;
+    }
+    json_type t = json_object_get_type(v);
+    bool ok = t == want || (want == json_type_double && t == json_type_int);
+    if (!ok) {
+        const char *wanted = want == json_type_string   ? "a string"
+                             : want == json_type_array  ? "an array"
+                             : want == json_type_object ? "an object"
+                                                        : "a number";
+        return spec_error(L, path, "expected %s, found %s", wanted, json_kind(v));
+    }
+    *out = v;
+    return KT_OK;
+}
+
+static int get_string(loader *L, json_object *obj, const char *keypath,
+                      const char *key, bool required, const char **out)
+{
+    json_object *v;
+    int rc = get_key(L, obj, keypath, key, json_type_string, required, &v);
+    *out = v ? json_object_get_string(v) : NULL;
+    return rc;
+}
+
+/* A value that may be written as a number or as an expression string. */
+static int get_expr(loader *L, json_object *obj, const char *keypath,
+                    const char *key, bool required, kt_expr **out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s.%s", keypath, key);
+    *out = NULL;
+    json_object *v;
+    if (!json_object_object_get_ex(obj, key, &v) || v == NULL)
+        return required ? spec_error(L, path, "missing required key") : KT_OK;
+    json_type t = json_object_get_type(v);
+    if (t != json_type_string && t != json_type_int && t != json_type_double)
+        return spec_error(L, path, "expected a number or an expression string, found %s",
+                          json_kind(v));
+    const char *src = json_object_get_string(v);
+    kt_diag d = {{0}};
+    kt_spec *s = L->spec;
+    int rc = kt_expr_compile(src, (const char *const *)s->names, s->nnames, out, &d);
+    if (rc != KT_OK)
+        return spec_error(L, path, "in \"%s\": %s", src, d.msg);
+    return KT_OK;
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static int parse_value_text(const char *text, double *out)
+{
+    if (strcmp(text, "True") == 0 || strcmp(text, "true") == 0) {
+        *out = 1;
+        return KT_OK;
+    }
+    if (strcmp(text, "False") == 0 || strcmp(text, "false") == 0) {
+        *out = 0;
+        return KT_OK;
+    }
+    char *end;
+    *out = strtod(text, &end);
+    return (end != text && *end == '\0' && isfinite(*out)) ? KT_OK : KT_ERANGE;
+}
+
+static int add_value(loader *L, kt_param_spec *p, const char *path,
+                     const char *text, size_t len)
+{
+    while (len && isspace((unsigned char)*text))
+        text++, len--;
+    while (len && isspace((unsigned char)text[len - 1]))
+        len--;
+    if (len >= 2 && (text[0] == '"' || text[0] == '\'') && text[len - 1] == text[0])
+        text++, len -= 2;
+    if (len == 0)
+        return spec_error(L, path, "empty value in the list");
+    char *t = kt_strndup(text, len);
+    if (!t)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    double v;
+    if (parse_value_text(t, &v) != KT_OK) {
+        int rc = spec_error(L, path, "value '%s' is not a number or a boolean "
+                            "(string-valued parameters are not supported)", t);
+        free(t);
+        return rc;
+    }
+    for (size_t i = 0; i < p->nvalues; i++)
+        if (p->values[i] == v) {
+            int rc = spec_error(L, path, "value '%s' is listed twice", t);
+            free(t);
+            return rc;
+        }
+    p->texts[p->nvalues] = t;
+    p->values[p->nvalues++] = v;
+    return KT_OK;
+}
+
+/* T1 writes Values as a string holding a Python list ("[16, 32, 64]");
+ * a JSON array of numbers or strings is accepted too. */
+static int parse_values(loader *L, kt_param_spec *p, json_object *v,
+                        const char *path)
+{
+    size_t cap = 1;
+    if (json_object_is_type(v, json_type_array)) {
+        cap = json_object_array_length(v);
+    } else {
+        for (const char *s = json_object_get_string(v); *s; s++)
+            cap += *s == ',';
+    }
+    if (cap > UINT16_MAX)
+        return spec_error(L, path, "too many values (at most %d)", UINT16_MAX);
+    p->values = calloc(cap ? cap : 1, sizeof *p->values);
+    p->texts = calloc(cap ? cap : 1, sizeof *p->texts);
+    if (!p->values || !p->texts)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    int rc = KT_OK;
+    if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < cap && rc == KT_OK; i++) {
+            const char *t = json_object_get_string(json_object_array_get_idx(v, i));
+            rc = add_value(L, p, path, t ? t : "", t ? strlen(t) : 0);
+        }
+    } else {
+        const char *s = json_object_get_string(v);
+        while (isspace((unsigned char)*s))
+            s++;
+        size_t n = strlen(s);
+        while (n && isspace((unsigned char)s[n - 1]))
+            n--;
+        if (n < 2 || s[0] != '[' || s[n - 1] != ']')
+            return spec_error(L, path, "expected a list like \"[1, 2, 4]\"");
+        const char *item = s + 1, *end = s + n - 1;
+        while (rc == KT_OK && item <= end) {
+            const char *comma = memchr(item, ',', (size_t)(end - item));
+            const char *stop = comma ? comma : end;
+            rc = add_value(L, p, path, item, (size_t)(stop - item));
+            item = stop + 1;
+        }
+    }
+    if (rc == KT_OK && p->nvalues == 0)
+        return spec_error(L, path, "a parameter needs at least one value");
+    return rc;
+}
+
+static int parse_default(loader *L, kt_param_spec *p, json_object *obj,
+                         const char *path)
+{
+    json_object *d;
+    p->default_index = 0;
+    if (!json_object_object_get_ex(obj, "Default", &d) || d == NULL)
+        return KT_OK;
+    double v;
+    const char *text = json_object_get_string(d);
+    if (parse_value_text(text, &v) != KT_OK)
+        return spec_error(L, path, "Default '%s' is not a number", text);
+    for (size_t i = 0; i < p->nvalues; i++)
+        if (p->values[i] == v) {
+            p->default_index = i;
+            return KT_OK;
+        }
+    return spec_error(L, path, "Default '%s' is not one of the Values", text);
+}
+
+static int parse_param(loader *L, json_object *obj, size_t i)
+{
+    static const char *const known[] = {"Name", "Type", "Values", "Default", NULL};
+    char path[128];
+    snprintf(path, sizeof path, "ConfigurationSpace.TuningParameters[%zu]", i);
+    if (!json_object_is_type(obj, json_type_object))
+        return spec_error(L, path, "expected an object");
+    warn_unknown(L, obj, path, known);
+    kt_param_spec *p = &L->spec->params[i];
+    const char *name, *type;
+    int rc = get_string(L, obj, path, "Name", true, &name);
+    if (rc == KT_OK)
+        rc = get_string(L, obj, path, "Type", false, &type);
+    if (rc != KT_OK)
+        return rc;
+    if (type && strcmp(type, "string") == 0)
+        return spec_error(L, path, "Type \"string\" is not supported yet; use numbers");
+    if (!(p->name = kt_strdup(name)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    json_object *values;
+    char vpath[160];
+    snprintf(vpath, sizeof vpath, "%s.Values", path);
+    rc = get_key(L, obj, path, "Values", json_type_string, false, &values);
+    if (rc == KT_OK && !values)
+        rc = get_key(L, obj, path, "Values", json_type_array, true, &values);
+    if (rc == KT_OK)
+        rc = parse_values(L, p, values, vpath);
+    if (rc == KT_OK)
+        rc = parse_default(L, p, obj, path);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- names */
+
+static bool valid_identifier(const char *s)
+{
+    if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
+static int parse_problem(loader *L, json_object *cs)
+{
+    static const char *const known[] = {"Name", "Default", NULL};
+    json_object *arr;
+    int rc = get_key(L, cs, "ConfigurationSpace", "ProblemParameters",
+                     json_type_array, false, &arr);
+    if (rc != KT_OK || !arr)
+        return rc;
+    size_t n = json_object_array_length(arr);
+    kt_spec *s = L->spec;
+    s->problem = calloc(n ? n : 1, sizeof *s->problem);
+    if (!s->problem)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "ConfigurationSpace.ProblemParameters[%zu]", i);
+        json_object *o = json_object_array_get_idx(arr, i), *d;
+        if (!json_object_is_type(o, json_type_object))
+            return spec_error(L, path, "expected an object");
+        warn_unknown(L, o, path, known);
+        const char *name;
+        if ((rc = get_string(L, o, path, "Name", true, &name)) != KT_OK ||
+            (rc = get_key(L, o, path, "Default", json_type_double, true, &d)) != KT_OK)
+            return rc;
+        if (!(s->problem[i].name = kt_strdup(name)))
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+        s->problem[i].default_value = json_object_get_double(d);
+        s->nproblem++;
+    }
+    return KT_OK;
+}
+
+/* The expression name table: parameters, then problem names, then
+ * ProblemSize[i] aliases of the problem names. */
+static int build_names(loader *L)
+{
+    kt_spec *s = L->spec;
+    s->nnames = s->nparams + 2 * s->nproblem;
+    s->names = calloc(s->nnames ? s->nnames : 1, sizeof *s->names);
+    if (!s->names)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->nparams; i++)
+        s->names[i] = kt_strdup(s->params[i].name);
+    for (size_t i = 0; i < s->nproblem; i++) {
+        s->names[s->nparams + i] = kt_strdup(s->problem[i].name);
+        s->names[s->nparams + s->nproblem + i] = kt_asprintf("ProblemSize[%zu]", i);
+    }
+    for (size_t i = 0; i < s->nnames; i++)
+        if (!s->names[i])
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->nparams + s->nproblem; i++) {
+        if (!valid_identifier(s->names[i]))
+            return spec_error(L, "ConfigurationSpace", "'%s' is not a valid name "
+                              "(letters, digits and _; not starting with a digit)",
+                              s->names[i]);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(s->names[i], s->names[j]) == 0)
+                return spec_error(L, "ConfigurationSpace", "name '%s' is defined twice",
+                                  s->names[i]);
+    }
+    return KT_OK;
+}
+
+/* --------------------------------------------------- configuration space */
+
+static int parse_conditions(loader *L, json_object *cs)
+{
+    static const char *const known[] = {"Parameters", "Expression", NULL};
+    json_object *arr;
+    int rc = get_key(L, cs, "ConfigurationSpace", "Conditions", json_type_array,
+                     false, &arr);
+    if (rc != KT_OK || !arr)
+        return rc;
+    kt_spec *s = L->spec;
+    size_t n = json_object_array_length(arr);
+    s->conds = calloc(n ? n : 1, sizeof *s->conds);
+    if (!s->conds)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "ConfigurationSpace.Conditions[%zu]", i);
+        json_object *o = json_object_array_get_idx(arr, i);
+        if (!json_object_is_type(o, json_type_object))
+            return spec_error(L, path, "expected an object");
+        warn_unknown(L, o, path, known);
+        json_object *ignored;
+        if ((rc = get_key(L, o, path, "Parameters", json_type_array, false,
+                          &ignored)) != KT_OK ||
+            (rc = get_key(L, o, path, "Expression", json_type_string, true,
+                          &ignored)) != KT_OK ||
+            (rc = get_expr(L, o, path, "Expression", true, &s->conds[i])) != KT_OK)
+            return rc;
+        s->nconds++;
+    }
+    return KT_OK;
+}
+
+static int parse_space(loader *L, json_object *root)
+{
+    static const char *const known[] = {"TuningParameters", "Conditions",
+                                        "ProblemParameters", NULL};
+    json_object *cs, *params;
+    int rc = get_key(L, root, "", "ConfigurationSpace", json_type_object, true, &cs);
+    if (rc != KT_OK)
+        return rc;
+    warn_unknown(L, cs, "ConfigurationSpace", known);
+    rc = get_key(L, cs, "ConfigurationSpace", "TuningParameters", json_type_array,
+                 true, &params);
+    if (rc != KT_OK)
+        return rc;
+    kt_spec *s = L->spec;
+    size_t n = json_object_array_length(params);
+    if (n == 0)
+        return spec_error(L, "ConfigurationSpace.TuningParameters",
+                          "at least one tuning parameter is needed");
+    if (!(s->params = calloc(n, sizeof *s->params)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        s->nparams = i + 1;
+        if ((rc = parse_param(L, json_object_array_get_idx(params, i), i)) != KT_OK)
+            return rc;
+    }
+    if ((rc = parse_problem(L, cs)) != KT_OK || (rc = build_names(L)) != KT_OK)
+        return rc;
+    return parse_conditions(L, cs);
+}
+
+/* ------------------------------------------------------------- arguments */
+
+typedef struct name_code {
+    const char *name;
+    int code;
+} name_code;
+
+static const name_code DTYPES[] = {
+    {"int8", KT_DT_INT8},     {"uint8", KT_DT_UINT8},   {"int16", KT_DT_INT16},
+    {"uint16", KT_DT_UINT16}, {"int32", KT_DT_INT32},   {"uint32", KT_DT_UINT32},
+    {"int64", KT_DT_INT64},   {"uint64", KT_DT_UINT64}, {"float", KT_DT_FLOAT},
+    {"double", KT_DT_DOUBLE}, {"bool", KT_DT_UINT8},    {"int", KT_DT_INT32},
+};
+static const name_code ACCESS[] = {
+    {"ReadOnly", KT_READ}, {"WriteOnly", KT_WRITE}, {"ReadWrite", KT_READ_WRITE}};
+static const name_code MEMORY[] = {{"Scalar", 1}, {"Vector", 0}};
+static const name_code FILLS[] = {{"Random", KT_FILL_RANDOM},
+                                  {"Constant", KT_FILL_CONSTANT}};
+static const name_code CHECKS[] = {
+    {"AbsoluteDifference", KT_CHECK_ABSOLUTE},
+    {"SideBySideComparison", KT_CHECK_ABSOLUTE},
+    {"SideBySideRelativeComparison", KT_CHECK_RELATIVE}};
+static const name_code LANGUAGES[] = {
+    {"C", KT_LANG_C}, {"CUDA", KT_LANG_CUDA}, {"OpenCL", KT_LANG_OPENCL}};
+
+/* Map the string at key to a code through table; absent keeps *out. */
+static int get_enum(loader *L, json_object *obj, const char *keypath,
+                    const char *key, bool required, const name_code *table,
+                    size_t n, int *out)
+{
+    const char *v;
+    int rc = get_string(L, obj, keypath, key, required, &v);
+    if (rc != KT_OK || !v)
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(table[i].name, v) == 0) {
+            *out = table[i].code;
+            return KT_OK;
+        }
+    char allowed[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(allowed, i ? ", " : "", sizeof allowed - strlen(allowed) - 1);
+        strncat(allowed, table[i].name, sizeof allowed - strlen(allowed) - 1);
+    }
+    char path[192];
+    snprintf(path, sizeof path, "%s.%s", keypath, key);
+    return spec_error(L, path, "unsupported value \"%s\" (expected one of: %s)", v,
+                      allowed);
+}
+
+/* Size and scalar values are fixed per problem: they may not depend on a
+ * tuning parameter, because buffers are allocated once per problem. */
+static int check_problem_only(loader *L, const char *path, const kt_expr *e)
+{
+    if (!e)
+        return KT_OK;
+    const uint32_t *slots = kt_expr_slots(e);
+    for (size_t i = 0; i < kt_expr_nslots(e); i++)
+        if (slots[i] < L->spec->nparams)
+            return spec_error(L, path, "may use problem parameters only, not "
+                              "the tuning parameter '%s'",
+                              L->spec->names[slots[i]]);
+    return KT_OK;
+}
+
+static int parse_arg(loader *L, json_object *o, kt_arg *a, const char *path)
+{
+    static const char *const known[] = {"Name", "Type", "MemoryType", "AccessType",
+                                        "FillType", "FillValue", "Size",
+                                        "TypeSize", "RandomSeed", NULL};
+    if (!json_object_is_type(o, json_type_object))
+        return spec_error(L, path, "expected an object");
+    warn_unknown(L, o, path, known);
+    const char *name;
+    int type = KT_DT_FLOAT, scalar = 0, access = KT_READ, fill = KT_FILL_RANDOM;
+    json_object *seed;
+    int rc;
+    if ((rc = get_string(L, o, path, "Name", true, &name)) != KT_OK ||
+        (rc = get_enum(L, o, path, "Type", true, DTYPES, KT_ARRAY_LEN(DTYPES), &type)) ||
+        (rc = get_enum(L, o, path, "MemoryType", true, MEMORY, KT_ARRAY_LEN(MEMORY),
+                       &scalar)) ||
+        (rc = get_enum(L, o, path, "AccessType", false, ACCESS, KT_ARRAY_LEN(ACCESS),
+                       &access)) ||
+        (rc = get_enum(L, o, path, "FillType", false, FILLS, KT_ARRAY_LEN(FILLS),
+                       &fill)) ||
+        (rc = get_key(L, o, path, "RandomSeed", json_type_double, false, &seed)))
+        return rc;
+    if (!(a->name = kt_strdup(name)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    a->type = (kt_dtype)type;
+    a->scalar = scalar;
+    a->access = (kt_access)access;
+    a->fill = (kt_fill)fill;
+    a->seed = seed ? (uint64_t)json_object_get_int64(seed) : 0;
+    char sub[192];
+    snprintf(sub, sizeof sub, "%s.%s", path, scalar ? "FillValue" : "Size");
+    rc = get_expr(L, o, path, scalar ? "FillValue" : "Size", true,
+                  scalar ? &a->value : &a->size);
+    if (rc == KT_OK && !scalar && fill == KT_FILL_CONSTANT)
+        rc = get_expr(L, o, path, "FillValue", true, &a->value);
+    if (rc == KT_OK)
+        rc = check_problem_only(L, sub, scalar ? a->value : a->size);
+    if (rc == KT_OK && scalar && access != KT_READ)
+        rc = spec_error(L, path, "a Scalar argument must be ReadOnly");
+    return rc;
+}
+
+static double default_threshold(kt_dtype t)
+{
+    return t == KT_DT_FLOAT ? 1e-4 : t == KT_DT_DOUBLE ? 1e-10 : 0;
+}
+
+static int parse_reference_args(loader *L, json_object *ks)
+{
+    static const char *const known[] = {"Name", "TargetName", "FillType",
+                                        "ValidationMethod", "ValidationThreshold",
+                                        NULL};
+    kt_spec *s = L->spec;
+    json_object *arr;
+    int rc = get_key(L, ks, "KernelSpecification", "ReferenceArguments",
+                     json_type_array, false, &arr);
+    if (rc != KT_OK)
+        return rc;
+    for (size_t i = 0; i < s->nargs; i++) {
+        kt_arg *a = &s->args[i];
+        bool out = !a->scalar && a->access != KT_READ;
+        /* Without ReferenceArguments every output is checked; with them,
+         * only the listed ones. */
+        a->check = (out && !arr) ? (a->type >= KT_DT_FLOAT ? KT_CHECK_RELATIVE
+                                                          : KT_CHECK_ABSOLUTE)
+                                 : KT_CHECK_NONE;
+        a->threshold = default_threshold(a->type);
+    }
+    size_t n = arr ? json_object_array_length(arr) : 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "KernelSpecification.ReferenceArguments[%zu]", i);
+        json_object *o = json_object_array_get_idx(arr, i), *thr;
+        if (!json_object_is_type(o, json_type_object))
+            return spec_error(L, path, "expected an object");
+        warn_unknown(L, o, path, known);
+        const char *target, *fill;
+        int method = KT_CHECK_RELATIVE;
+        if ((rc = get_string(L, o, path, "TargetName", true, &target)) ||
+            (rc = get_string(L, o, path, "FillType", false, &fill)) ||
+            (rc = get_enum(L, o, path, "ValidationMethod", false, CHECKS,
+                           KT_ARRAY_LEN(CHECKS), &method)) ||
+            (rc = get_key(L, o, path, "ValidationThreshold", json_type_double, false,
+                          &thr)))
+            return rc;
+        if (fill && strcmp(fill, "Generator") != 0)
+            return spec_error(L, path, "FillType \"%s\" is not supported: ktune "
+                              "computes expected values with the reference kernel "
+                              "(\"Generator\")", fill);
+        kt_arg *a = NULL;
+        for (size_t j = 0; j < s->nargs && !a; j++)
+            if (strcmp(s->args[j].name, target) == 0)
+                a = &s->args[j];
+        if (!a || a->scalar || a->access == KT_READ)
+            return spec_error(L, path, "TargetName '%s' is not a writable vector "
+                              "argument", target);
+        a->check = (kt_check)method;
+        if (thr)
+            a->threshold = json_object_get_double(thr);
+    }
+    return KT_OK;
+}
+
+static int parse_args(loader *L, json_object *ks)
+{
+    json_object *arr;
+    int rc = get_key(L, ks, "KernelSpecification", "Arguments", json_type_array,
+                     true, &arr);
+    if (rc != KT_OK)
+        return rc;
+    kt_spec *s = L->spec;
+    size_t n = json_object_array_length(arr);
+    if (!(s->args = calloc(n ? n : 1, sizeof *s->args)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "KernelSpecification.Arguments[%zu]", i);
+        s->nargs = i + 1;
+        if ((rc = parse_arg(L, json_object_array_get_idx(arr, i), &s->args[i],
+                            path)) != KT_OK)
+            return rc;
+    }
+    return parse_reference_args(L, ks);
+}
+
+/* ---------------------------------------------------------------- kernel */
+
+static int load_source(loader *L, const char *keypath, const char *file,
+                       char **path_out, char **source_out)
+{
+    kt_spec *s = L->spec;
+    *path_out = file[0] == '/' ? kt_strdup(file) : kt_asprintf("%s/%s", s->dir, file);
+    if (!*path_out)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    int rc = kt_read_file(*path_out, source_out, NULL, L->diag);
+    if (rc != KT_OK)
+        kt_diag_prefix(L->diag, keypath);
+    if (rc != KT_OK)
+        kt_diag_prefix(L->diag, L->path);
+    return rc;
+}
+
+static int parse_grid(loader *L, json_object *ks, const char *key, kt_expr **dims)
+{
+    static const char *const known[] = {"X", "Y", "Z", NULL};
+    static const char *const axes[] = {"X", "Y", "Z"};
+    char path[64];
+    snprintf(path, sizeof path, "KernelSpecification.%s", key);
+    json_object *g;
+    bool required = L->spec->language != KT_LANG_C;
+    int rc = get_key(L, ks, "KernelSpecification", key, json_type_object, required, &g);
+    if (rc != KT_OK || !g)
+        return rc;
+    warn_unknown(L, g, path, known);
+    for (int i = 0; i < 3 && rc == KT_OK; i++)
+        rc = get_expr(L, g, path, axes[i], i == 0, &dims[i]);
+    return rc;
+}
+
+static int parse_reference_kernel(loader *L, json_object *ks)
+{
+    static const char *const known[] = {"KernelName", "KernelFile", NULL};
+    const char *path = "KernelSpecification.ReferenceKernel";
+    json_object *rk;
+    int rc = get_key(L, ks, "KernelSpecification", "ReferenceKernel",
+                     json_type_object, false, &rk);
+    if (rc != KT_OK || !rk)
+        return rc;
+    warn_unknown(L, rk, path, known);
+    const char *name, *file;
+    kt_spec *s = L->spec;
+    if ((rc = get_string(L, rk, path, "KernelName", true, &name)) ||
+        (rc = get_string(L, rk, path, "KernelFile", true, &file)))
+        return rc;
+    if (!(s->ref_name = kt_strdup(name)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    return load_source(L, path, file, &s->ref_file, &s->ref_source);
+}
+
+static int parse_options(loader *L, json_object *ks)
+{
+    json_object *arr;
+    int rc = get_key(L, ks, "KernelSpecification", "CompilerOptions",
+                     json_type_array, false, &arr);
+    if (rc != KT_OK || !arr)
+        return rc;
+    kt_spec *s = L->spec;
+    size_t n = json_object_array_length(arr);
+    if (!(s->compiler_options = calloc(n ? n : 1, sizeof(char *))))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        if (!json_object_is_type(o, json_type_string))
+            return spec_error(L, "KernelSpecification.CompilerOptions",
+                              "item %zu: expected a string", i);
+        if (!(s->compiler_options[i] = kt_strdup(json_object_get_string(o))))
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+        s->ncompiler_options++;
+    }
+    return KT_OK;
+}
+
+static int parse_kernel(loader *L, json_object *root)
+{
+    static const char *const known[] = {
+        "Language", "KernelName", "KernelFile", "CompilerOptions", "GlobalSize",
+        "LocalSize", "GlobalSizeType", "Arguments", "ReferenceArguments",
+        "ReferenceKernel", "FlopCount", "SharedMemory", "Device", "Profiling",
+        "BenchmarkConfig", NULL};
+    const char *kp = "KernelSpecification";
+    json_object *ks;
+    int rc = get_key(L, root, "", kp, json_type_object, true, &ks);
+    if (rc != KT_OK)
+        return rc;
+    warn_unknown(L, ks, kp, known);
+    kt_spec *s = L->spec;
+    int lang = KT_LANG_C;
+    const char *name, *file;
+    if ((rc = get_enum(L, ks, kp, "Language", true, LANGUAGES,
+                       KT_ARRAY_LEN(LANGUAGES), &lang)) ||
+        (rc = get_string(L, ks, kp, "KernelName", true, &name)) ||
+        (rc = get_string(L, ks, kp, "KernelFile", true, &file)))
+        return rc;
+    s->language = (kt_language)lang;
+    if (!(s->kernel_name = kt_strdup(name)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if ((rc = load_source(L, "KernelSpecification.KernelFile", file, &s->kernel_file,
+                          &s->kernel_source)) ||
+        (rc = parse_options(L, ks)) ||
+        (rc = parse_grid(L, ks, "GlobalSize", s->global)) ||
+        (rc = parse_grid(L, ks, "LocalSize", s->local)) ||
+        (rc = get_expr(L, ks, kp, "FlopCount", false, &s->flops)) ||
+        (rc = parse_args(L, ks)))
+        return rc;
+    return parse_reference_kernel(L, ks);
+}
+
+/* ------------------------------------------------------- general, budget */
+
+static int parse_budget(loader *L, json_object *root)
+{
+    static const name_code KINDS[] = {{"ConfigurationCount", KT_BUDGET_COUNT},
+                                      {"TuningDuration", KT_BUDGET_SECONDS},
+                                      {"ConfigurationFraction", KT_BUDGET_FRACTION}};
+    static const char *const known[] = {"Type", "BudgetValue", NULL};
+    json_object *arr;
+    int rc = get_key(L, root, "", "Budget", json_type_array, false, &arr);
+    if (rc != KT_OK || !arr)
+        return rc;
+    /* T1 allows several budgets; ktune honours the first. */
+    if (json_object_array_length(arr) == 0)
+        return KT_OK;
+    json_object *o = json_object_array_get_idx(arr, 0), *v;
+    if (!json_object_is_type(o, json_type_object))
+        return spec_error(L, "Budget[0]", "expected an object");
+    warn_unknown(L, o, "Budget[0]", known);
+    int kind = KT_BUDGET_NONE;
+    if ((rc = get_enum(L, o, "Budget[0]", "Type", true, KINDS, KT_ARRAY_LEN(KINDS),
+                       &kind)) ||
+        (rc = get_key(L, o, "Budget[0]", "BudgetValue", json_type_double, true, &v)))
+        return rc;
+    L->spec->budget.kind = (kt_budget_kind)kind;
+    L->spec->budget.value = json_object_get_double(v);
+    if (!(L->spec->budget.value > 0))
+        return spec_error(L, "Budget[0].BudgetValue", "must be positive");
+    return KT_OK;
+}
+
+static int parse_general(loader *L, json_object *root)
+{
+    static const char *const known[] = {"BenchmarkName", "FormatVersion",
+                                        "LoggingLevel", "TimeUnit", "OutputFile",
+                                        "OutputFormat", NULL};
+    json_object *g;
+    int rc = get_key(L, root, "", "General", json_type_object, false, &g);
+    if (rc != KT_OK || !g)
+        return rc;
+    warn_unknown(L, g, "General", known);
+    const char *name;
+    rc = get_string(L, g, "General", "BenchmarkName", false, &name);
+    if (rc == KT_OK && name && !(L->spec->name = kt_strdup(name)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    return rc;
+}
+
+static void compute_hash(kt_spec *s)
+{
+    uint64_t h = KT_HASH_INIT;
+    h = kt_hash(h, &s->language, sizeof s->language);
+    h = kt_hash_str(h, s->kernel_name);
+    h = kt_hash_str(h, s->kernel_source);
+    h = kt_hash_str(h, s->ref_name);
+    h = kt_hash_str(h, s->ref_source);
+    for (size_t i = 0; i < s->ncompiler_options; i++)
+        h = kt_hash_str(h, s->compiler_options[i]);
+    s->source_hash = kt_asprintf("%016llx", (unsigned long long)h);
+}
+
+/* ------------------------------------------------------------------ load */
+
+static int parse_json(loader *L, const char *text, json_object **out)
+{
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    size_t len = strlen(text);
+    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error err = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (root && err == json_tokener_success) {
+        while (end < len && isspace((unsigned char)text[end]))
+            end++;
+        if (end == len) {
+            *out = root;
+            return KT_OK;
+        }
+    }
+    json_object_put(root);
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < end && i < len; i++, col++)
+        if (text[i] == '\n')
+            line++, col = 0;
+    const char *why = err == json_tokener_success ? "unexpected text after the JSON value"
+                      : err == json_tokener_continue ? "unexpected end of file"
+                      : json_tokener_error_desc(err);
+    return kt_fail(L->diag, KT_ESYNTAX, "%s:%zu:%zu: invalid JSON: %s", L->path, line,
+                   col, why);
+}
+
+static int fill_spec(loader *L, json_object *root)
+{
+    static const char *const known[] = {"General", "ConfigurationSpace", "Search",
+                                        "Budget", "KernelSpecification", NULL};
+    if (!json_object_is_type(root, json_type_object))
+        return kt_fail(L->diag, KT_ESPEC, "%s: the top level must be an object",
+                       L->path);
+    warn_unknown(L, root, "", known);
+    int rc;
+    if ((rc = parse_general(L, root)) || (rc = parse_space(L, root)) ||
+        (rc = parse_kernel(L, root)) || (rc = parse_budget(L, root)))
+        return rc;
+    kt_spec *s = L->spec;
+    if (!s->name && !(s->name = kt_strdup(s->kernel_name)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    compute_hash(s);
+    return s->source_hash ? KT_OK : kt_fail(L->diag, KT_ENOMEM, "out of memory");
+}
+
+int kt_spec_load(const char *path, kt_warn_fn warn, void *warn_user,
+                 kt_spec **out, kt_diag *diag)
+{
+    *out = NULL;
+    loader L = {path, warn, warn_user, diag, calloc(1, sizeof(kt_spec))};
+    if (!L.spec)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    char *text = NULL;
+    json_object *root = NULL;
+    const char *slash = strrchr(path, '/');
+    L.spec->path = kt_strdup(path);
+    L.spec->dir = slash ? kt_strndup(path, (size_t)(slash - path)) : kt_strdup(".");
+    int rc = (!L.spec->path || !L.spec->dir) ? kt_fail(diag, KT_ENOMEM, "out of memory")
+                                             : kt_read_file(path, &text, NULL, diag);
+    if (rc == KT_OK)
+        rc = parse_json(&L, text, &root);
+    if (rc == KT_OK)
+        rc = fill_spec(&L, root);
+    json_object_put(root);
+    free(text);
+    if (rc != KT_OK) {
+        kt_spec_free(L.spec);
+        return rc;
+    }
+    *out = L.spec;
+    return KT_OK;
+}
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void kt_spec_free(kt_spec *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nparams; i++) {
+        free(s->params[i].name);
+        free(s->params[i].values);
+        free_strings(s->params[i].texts, s->params[i].nvalues);
+    }
+    free(s->params);
+    for (size_t i = 0; i < s->nproblem; i++)
+        free(s->problem[i].name);
+    free(s->problem);
+    for (size_t i = 0; i < s->nargs; i++) {
+        free(s->args[i].name);
+        kt_expr_free(s->args[i].size);
+        kt_expr_free(s->args[i].value);
+    }
+    free(s->args);
+    for (size_t i = 0; i < s->nconds; i++)
+        kt_expr_free(s->conds[i]);
+    free(s->conds);
+    for (int i = 0; i < 3; i++) {
+        kt_expr_free(s->global[i]);
+        kt_expr_free(s->local[i]);
+    }
+    kt_expr_free(s->flops);
+    free_strings(s->compiler_options, s->ncompiler_options);
+    free_strings(s->names, s->nnames);
+    free(s->path);
+    free(s->dir);
+    free(s->name);
+    free(s->kernel_name);
+    free(s->kernel_file);
+    free(s->kernel_source);
+    free(s->ref_name);
+    free(s->ref_file);
+    free(s->ref_source);
+    free(s->source_hash);
+    free(s);
+}

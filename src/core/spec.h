@@ -1,0 +1,143 @@
+/* spec.h - a tuning problem read from a T1 JSON spec, plus ktune's extensions.
+ *
+ * T1 is the JSON format that Kernel Tuner, KTT and BAT share
+ * (kernel_tuner/schema/T1/1.0.0/input-schema.json).  ktune reads the parts
+ * it can act on and adds these clearly named extensions (docs/SPEC.md):
+ *   KernelSpecification.Language "C"          CPU kernels built by the
+ *                                               system compiler;
+ *   ConfigurationSpace.ProblemParameters       [{"Name","Default"}]: named
+ *                                               problem sizes, also visible
+ *                                               as ProblemSize[i];
+ *   TuningParameters[i].Default                the default configuration;
+ *   KernelSpecification.FlopCount              expression for GFLOP/s;
+ *   KernelSpecification.ReferenceKernel        {"KernelName","KernelFile"}:
+ *                                               the trusted implementation
+ *                                               outputs are checked against;
+ *   Arguments[i].Size / .FillValue             may be expressions over
+ *                                               problem names.
+ * Unknown keys are reported as warnings; missing required keys and wrong
+ * types are errors naming the key path.
+ */
+#ifndef KT_SPEC_H
+#define KT_SPEC_H
+
+#include "core/expr.h"
+#include "ktune.h"
+
+typedef enum kt_language { KT_LANG_C, KT_LANG_CUDA, KT_LANG_OPENCL } kt_language;
+
+/* Element types of kernel arguments. */
+typedef enum kt_dtype {
+    KT_DT_INT8, KT_DT_UINT8, KT_DT_INT16, KT_DT_UINT16, KT_DT_INT32,
+    KT_DT_UINT32, KT_DT_INT64, KT_DT_UINT64, KT_DT_FLOAT, KT_DT_DOUBLE
+} kt_dtype;
+
+typedef enum kt_access { KT_READ, KT_WRITE, KT_READ_WRITE } kt_access;
+typedef enum kt_fill { KT_FILL_RANDOM, KT_FILL_CONSTANT } kt_fill;
+typedef enum kt_check {
+    KT_CHECK_NONE,              /* output not verified */
+    KT_CHECK_ABSOLUTE,          /* max |x - ref| <= threshold */
+    KT_CHECK_RELATIVE           /* |x - ref| <= threshold * max(|ref|, rms(ref)) */
+} kt_check;
+
+typedef struct kt_arg {
+    char *name;
+    kt_dtype type;
+    bool scalar;        /* MemoryType Scalar: passed by value */
+    kt_access access;
+    kt_expr *size;      /* vectors: element count, over problem names */
+    kt_fill fill;
+    kt_expr *value;     /* scalars: the value; constant fills: the constant */
+    uint64_t seed;      /* random fills */
+    kt_check check;     /* from ReferenceArguments; outputs default to relative */
+    double threshold;
+} kt_arg;
+
+typedef struct kt_param_spec {
+    char *name;
+    size_t nvalues;
+    double *values;     /* numeric value of each choice */
+    char **texts;       /* the choice as written, used for -D and keys */
+    size_t default_index;
+} kt_param_spec;
+
+typedef struct kt_problem_spec {
+    char *name;
+    double default_value;
+} kt_problem_spec;
+
+typedef enum kt_budget_kind {
+    KT_BUDGET_NONE, KT_BUDGET_COUNT, KT_BUDGET_SECONDS, KT_BUDGET_FRACTION
+} kt_budget_kind;
+
+typedef struct kt_budget {
+    kt_budget_kind kind;
+    double value;
+} kt_budget;
+
+typedef struct kt_spec {
+    char *path;             /* as given */
+    char *dir;              /* directory holding the spec; files are relative to it */
+    char *name;             /* General.BenchmarkName, else KernelName */
+    kt_language language;
+    char *kernel_name;
+    char *kernel_file;      /* resolved path */
+    char *kernel_source;    /* file contents */
+    char *ref_name;         /* NULL when the default configuration is the reference */
+    char *ref_file;
+    char *ref_source;
+    char **compiler_options;
+    size_t ncompiler_options;
+    kt_expr *global[3];     /* GPU grid; NULL where absent */
+    kt_expr *local[3];
+    kt_expr *flops;         /* NULL when absent */
+    kt_arg *args;
+    size_t nargs;
+    kt_param_spec *params;
+    size_t nparams;
+    kt_problem_spec *problem;
+    size_t nproblem;
+    kt_expr **conds;        /* compiled over kt_spec_names */
+    size_t nconds;
+    kt_budget budget;
+    char **names;           /* expression names: params, problem, ProblemSize[i] */
+    size_t nnames;
+    char *source_hash;      /* hex digest of kernel + reference + options */
+} kt_spec;
+
+/* A function that receives each warning (one line, no newline). */
+typedef void (*kt_warn_fn)(void *user, const char *msg);
+
+/* Load and validate the spec at path.  Errors come back as KT_ESPEC (or
+ * KT_EIO / KT_ESYNTAX) with "path:line:col: ..." or "path: Key.Path: ..."
+ * in diag.  warn may be NULL. */
+int kt_spec_load(const char *path, kt_warn_fn warn, void *warn_user,
+                 kt_spec **out, kt_diag *diag);
+void kt_spec_free(kt_spec *spec);
+
+/* Problem values: one per problem parameter, in spec order. */
+typedef struct kt_problem {
+    size_t n;
+    double *values;
+    char *key;              /* canonical "M=256,N=256,K=256" */
+} kt_problem;
+
+/* The defaults, overridden by "K=V,K=V" (NULL or "" for none). */
+int kt_problem_parse(const kt_spec *spec, const char *overrides,
+                     kt_problem *out, kt_diag *diag);
+void kt_problem_clear(kt_problem *p);
+
+/* Fill slots (length spec->nnames) with a configuration's values (cfg holds
+ * a value index per parameter; NULL leaves the parameter slots alone) and
+ * the problem's values. */
+void kt_spec_slots(const kt_spec *spec, const uint16_t *cfg,
+                   const kt_problem *prob, double *slots);
+
+/* Canonical "NAME=text,..." key of a configuration; caller frees. */
+char *kt_spec_config_key(const kt_spec *spec, const uint16_t *cfg);
+
+/* Parse a configuration key back into value indices. */
+int kt_spec_config_parse(const kt_spec *spec, const char *key, uint16_t *cfg,
+                         kt_diag *diag);
+
+#endif /* KT_SPEC_H */

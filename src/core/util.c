@@ -1,0 +1,208 @@
+/* util.c - diagnostics, strings, files, hashing and time helpers. */
+#include "core/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+int kt_fail(kt_diag *diag, int code, const char *fmt, ...)
+{
+    if (diag) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(diag->msg, sizeof diag->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void kt_diag_prefix(kt_diag *diag, const char *prefix)
+{
+    if (!diag)
+        return;
+    char tmp[sizeof diag->msg];
+    /* Truncating a long message is intended: using the length says so. */
+    int n = snprintf(tmp, sizeof tmp, "%s: %s", prefix, diag->msg);
+    if (n >= 0)
+        memcpy(diag->msg, tmp, sizeof tmp);
+}
+
+void kt_strlcpy(char *dst, size_t n, const char *src)
+{
+    size_t len = strnlen(src, n - 1);
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+char *kt_strdup(const char *s)
+{
+    return s ? kt_strndup(s, strlen(s)) : NULL;
+}
+
+char *kt_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+static char *vasprintf_alloc(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return NULL;
+    char *p = malloc((size_t)n + 1);
+    if (p)
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
+    return p;
+}
+
+char *kt_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = vasprintf_alloc(fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+static bool buf_reserve(kt_buf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (b->len + extra + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(b->data, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+void kt_buf_append(kt_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->data + b->len, s, n + 1);
+    b->len += n;
+}
+
+void kt_buf_appendf(kt_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = vasprintf_alloc(fmt, ap);
+    va_end(ap);
+    if (!p) {
+        b->oom = true;
+        return;
+    }
+    kt_buf_append(b, p);
+    free(p);
+}
+
+char *kt_buf_take(kt_buf *b)
+{
+    char *p = b->oom ? NULL : b->data;
+    if (b->oom)
+        free(b->data);
+    if (p == NULL && !b->oom)
+        p = kt_strdup("");
+    *b = (kt_buf){0};
+    return p;
+}
+
+int kt_read_file(const char *path, char **out, size_t *len, kt_diag *diag)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kt_fail(diag, KT_EIO, "cannot open '%s': %s", path,
+                       strerror(errno));
+    kt_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (!buf_reserve(&b, n))
+            break;
+        memcpy(b.data + b.len, chunk, n);
+        b.len += n;
+        b.data[b.len] = '\0';
+    }
+    bool err = ferror(f) != 0;
+    fclose(f);
+    size_t total = b.len;
+    char *data = kt_buf_take(&b);
+    if (!data)
+        return kt_fail(diag, KT_ENOMEM, "out of memory reading '%s'", path);
+    if (err) {
+        free(data);
+        return kt_fail(diag, KT_EIO, "cannot read '%s'", path);
+    }
+    *out = data;
+    if (len)
+        *len = total;
+    return KT_OK;
+}
+
+uint64_t kt_hash(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+uint64_t kt_hash_str(uint64_t h, const char *s)
+{
+    /* Include the terminator so ("ab","c") and ("a","bc") differ. */
+    return kt_hash(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+double kt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int kt_mkdir_p(const char *path, kt_diag *diag)
+{
+    char *p = kt_strdup(path);
+    if (!p)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (char *s = p + 1;; s++) {
+        bool end = *s == '\0';
+        if (*s == '/' || end) {
+            *s = '\0';
+            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+                int e = errno;
+                free(p);
+                return kt_fail(diag, KT_EIO, "cannot create directory '%s': %s",
+                               path, strerror(e));
+            }
+            if (end)
+                break;
+            *s = '/';
+        }
+    }
+    free(p);
+    return KT_OK;
+}

@@ -1,0 +1,56 @@
+/* util.h - small helpers every layer uses: diagnostics, strings, files,
+ * content hashing, and a monotonic clock. */
+#ifndef KT_UTIL_H
+#define KT_UTIL_H
+
+#include "ktune.h"
+
+#include <stdarg.h>
+
+#define KT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Write a formatted message into diag (if not NULL) and return code, so a
+ * failure is reported in one line: `return kt_fail(d, KT_EIO, "...", ...)`. */
+int kt_fail(kt_diag *diag, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Prefix diag's message with "prefix: " (for adding context on the way up). */
+void kt_diag_prefix(kt_diag *diag, const char *prefix);
+
+/* Copy src into dst (size n > 0), truncating; always NUL-terminated. */
+void kt_strlcpy(char *dst, size_t n, const char *src);
+
+/* Heap copies; NULL on allocation failure. */
+char *kt_strdup(const char *s);
+char *kt_strndup(const char *s, size_t n);
+char *kt_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable string. */
+typedef struct kt_buf {
+    char *data;
+    size_t len, cap;
+    bool oom;   /* set once an append failed; data stays consistent */
+} kt_buf;
+
+void kt_buf_append(kt_buf *b, const char *s);
+void kt_buf_appendf(kt_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Take ownership of the string (NULL if an append failed); b is reset. */
+char *kt_buf_take(kt_buf *b);
+
+/* Read a whole file, NUL-terminated.  KT_EIO with the path and strerror. */
+int kt_read_file(const char *path, char **out, size_t *len, kt_diag *diag);
+
+/* 64-bit FNV-1a, chained through h (start with KT_HASH_INIT).  Used for
+ * content-addressed caches and source identity, not for security. */
+#define KT_HASH_INIT 0xcbf29ce484222325ULL
+uint64_t kt_hash(uint64_t h, const void *data, size_t len);
+uint64_t kt_hash_str(uint64_t h, const char *s);
+
+/* Seconds on a monotonic clock. */
+double kt_now(void);
+
+/* Create a directory and its parents (like mkdir -p). */
+int kt_mkdir_p(const char *path, kt_diag *diag);
+
+#endif /* KT_UTIL_H */

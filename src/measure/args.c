@@ -1,0 +1,113 @@
+/* args.c - the kernel's arguments for one problem: sizes, scalar values,
+ * and seeded input data, computed once and copied into every worker. */
+#include "core/util.h"
+#include "measure/measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Store v as element i of type t. */
+static void store(kt_dtype t, void *p, size_t i, double v)
+{
+    switch (t) {
+    case KT_DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case KT_DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case KT_DT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case KT_DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case KT_DT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case KT_DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    case KT_DT_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case KT_DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+    case KT_DT_FLOAT: ((float *)p)[i] = (float)v; break;
+    case KT_DT_DOUBLE: ((double *)p)[i] = v; break;
+    }
+}
+
+/* Random inputs: floats uniform in [-1, 1), integers uniform in [0, 100). */
+static void fill(const kt_arg *a, void *p, size_t count, double constant,
+                 uint64_t seed)
+{
+    kt_rng rng;
+    kt_rng_seed(&rng, seed);
+    bool real = a->type == KT_DT_FLOAT || a->type == KT_DT_DOUBLE;
+    for (size_t i = 0; i < count; i++) {
+        double v = a->fill == KT_FILL_CONSTANT ? constant
+                   : real ? 2 * kt_rng_unit(&rng) - 1
+                          : (double)kt_rng_below(&rng, 100);
+        store(a->type, p, i, v);
+    }
+}
+
+static int eval_problem(const kt_spec *spec, const kt_expr *e, const double *slots,
+                        const char *arg, double *out, kt_diag *diag)
+{
+    if (!e) {
+        *out = 0;
+        return KT_OK;
+    }
+    if (kt_expr_eval(e, slots, out) != KT_OK || !isfinite(*out))
+        return kt_fail(diag, KT_ESPEC, "%s: argument '%s': \"%s\" cannot be evaluated "
+                       "for this problem", spec->path, arg, kt_expr_source(e));
+    return KT_OK;
+}
+
+static int arg_setup(const kt_spec *spec, size_t i, const double *slots,
+                     uint64_t seed, kt_args *out, kt_diag *diag)
+{
+    const kt_arg *a = &spec->args[i];
+    double count = 1, value = 0;
+    int rc = eval_problem(spec, a->value, slots, a->name, &value, diag);
+    if (rc == KT_OK && !a->scalar)
+        rc = eval_problem(spec, a->size, slots, a->name, &count, diag);
+    if (rc != KT_OK)
+        return rc;
+    if (count < 1 || count != floor(count) || count > 1e12)
+        return kt_fail(diag, KT_ESPEC, "%s: argument '%s': size %.17g is not a "
+                       "positive whole number", spec->path, a->name, count);
+    out->count[i] = (size_t)count;
+    out->bytes[i] = (size_t)count * kt_dtype_size(a->type);
+    out->init[i] = calloc(1, out->bytes[i]);
+    if (!out->init[i])
+        return kt_fail(diag, KT_ENOMEM, "argument '%s': cannot allocate %zu bytes",
+                       a->name, out->bytes[i]);
+    if (a->scalar)
+        store(a->type, out->init[i], 0, value);
+    else if (a->access != KT_WRITE)
+        fill(a, out->init[i], out->count[i], value,
+             a->seed ? a->seed : kt_hash(seed, &i, sizeof i));
+    return KT_OK;
+}
+
+int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
+                kt_args *out, kt_diag *diag)
+{
+    *out = (kt_args){0};
+    size_t n = spec->nargs;
+    out->count = calloc(n ? n : 1, sizeof *out->count);
+    out->bytes = calloc(n ? n : 1, sizeof *out->bytes);
+    out->init = calloc(n ? n : 1, sizeof *out->init);
+    double *slots = calloc(spec->nnames ? spec->nnames : 1, sizeof *slots);
+    int rc = out->count && out->bytes && out->init && slots
+                 ? KT_OK
+                 : kt_fail(diag, KT_ENOMEM, "out of memory");
+    out->n = n;
+    if (rc == KT_OK)
+        kt_spec_slots(spec, NULL, prob, slots);
+    for (size_t i = 0; rc == KT_OK && i < n; i++)
+        rc = arg_setup(spec, i, slots, seed, out, diag);
+    free(slots);
+    if (rc != KT_OK)
+        kt_args_clear(out);
+    return rc;
+}
+
+void kt_args_clear(kt_args *a)
+{
+    for (size_t i = 0; a->init && i < a->n; i++)
+        free(a->init[i]);
+    free(a->init);
+    free(a->count);
+    free(a->bytes);
+    *a = (kt_args){0};
+}

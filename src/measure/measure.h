@@ -1,0 +1,53 @@
+/* measure.h - the parts of a measurement the worker is built from:
+ * argument buffers, output verification, timing statistics and energy. */
+#ifndef KT_MEASURE_H
+#define KT_MEASURE_H
+
+#include "core/spec.h"
+
+/* ---------------------------------------------------------------- args */
+
+/* Host-side layout of the kernel's arguments for one problem. */
+typedef struct kt_args {
+    size_t n;
+    size_t *count;        /* elements per argument (1 for scalars) */
+    size_t *bytes;        /* bytes per argument */
+    void **init;          /* initial contents (vectors) or the value (scalars) */
+} kt_args;
+
+size_t kt_dtype_size(kt_dtype t);
+
+/* Evaluate sizes and scalar values, and fill inputs (seeded random or
+ * constant).  Output-only vectors are left zeroed in init. */
+int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
+                kt_args *out, kt_diag *diag);
+void kt_args_clear(kt_args *a);
+
+/* -------------------------------------------------------------- verify */
+
+/* Compare got against ref (count elements of type t).  Returns true when
+ * they agree under check/threshold; *max_err receives the largest error and
+ * detail describes the first element out of tolerance. */
+bool kt_verify(kt_dtype t, kt_check check, double threshold, const void *got,
+               const void *ref, size_t count, double *max_err, char *detail,
+               size_t detail_len);
+
+/* True when any floating-point element is NaN (outputs left unwritten). */
+bool kt_has_nan(kt_dtype t, const void *data, size_t count);
+
+/* --------------------------------------------------------------- stats */
+
+typedef struct kt_summary {
+    double median, min, p25, p75, spread;  /* spread = (p75 - p25) / median */
+} kt_summary;
+
+/* Summarise n > 0 samples (reorders them). */
+kt_summary kt_summarize(double *samples, size_t n);
+
+/* -------------------------------------------------------------- energy */
+
+/* Cumulative CPU package energy in joules from the kernel's powercap
+ * (RAPL) counters, or NAN where the machine does not expose them. */
+double kt_cpu_energy_j(void);
+
+#endif /* KT_MEASURE_H */

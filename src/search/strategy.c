@@ -1,0 +1,27 @@
+/* strategy.c - the registry of search strategies. */
+#include "search/strategy.h"
+
+#include <string.h>
+
+extern const kt_strategy kt_strategy_brute_force;
+extern const kt_strategy kt_strategy_random;
+
+static const kt_strategy *const REGISTRY[] = {
+    &kt_strategy_brute_force,
+    &kt_strategy_random,
+};
+
+size_t kt_strategy_count(void) { return sizeof REGISTRY / sizeof REGISTRY[0]; }
+
+const kt_strategy *kt_strategy_at(size_t i)
+{
+    return i < kt_strategy_count() ? REGISTRY[i] : NULL;
+}
+
+const kt_strategy *kt_strategy_find(const char *name)
+{
+    for (size_t i = 0; i < kt_strategy_count(); i++)
+        if (strcmp(REGISTRY[i]->name, name) == 0 && REGISTRY[i]->abi == KT_STRATEGY_ABI)
+            return REGISTRY[i];
+    return NULL;
+}

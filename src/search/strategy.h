@@ -1,0 +1,41 @@
+/* strategy.h - the interface every search strategy implements.
+ *
+ * A strategy is a table of function pointers (kt_strategy) in a registry
+ * (strategy.c); adding one is adding one file.  The tuner asks it for
+ * configurations (propose), evaluates them (from the database or by
+ * measuring) and reports each outcome back (observe).  Strategies only
+ * ever propose valid configurations, and are deterministic for a seed.
+ * Budgets are enforced by the tuner, not by strategies.
+ */
+#ifndef KT_STRATEGY_H
+#define KT_STRATEGY_H
+
+#include "core/space.h"
+
+#define KT_STRATEGY_ABI 1
+
+typedef struct kt_strategy_opts {
+    uint64_t seed;
+} kt_strategy_opts;
+
+typedef struct kt_strategy {
+    int abi;                 /* KT_STRATEGY_ABI */
+    const char *name;
+    const char *summary;     /* one line for --help */
+    /* The space is built (kt_space_build) and outlives the state. */
+    int (*init)(kt_space *space, const kt_strategy_opts *opts, void **state,
+                kt_diag *diag);
+    /* Write up to max configurations (n * nparams entries) into out; *n = 0
+     * means the strategy has nothing more to propose. */
+    int (*propose)(void *state, uint16_t *out, size_t max, size_t *n);
+    /* The result of a proposed configuration (may be NULL-op). */
+    void (*observe)(void *state, const uint16_t *cfg, const kt_result *r);
+    void (*free)(void *state);
+} kt_strategy;
+
+const kt_strategy *kt_strategy_find(const char *name);
+/* The registered strategies, for listing. */
+size_t kt_strategy_count(void);
+const kt_strategy *kt_strategy_at(size_t i);
+
+#endif /* KT_STRATEGY_H */

@@ -1,0 +1,428 @@
+/* db.c - the SQLite results database (schema, ids, measurements, queries).
+ *
+ * The file carries application_id 'ktun' and a schema version in
+ * user_version, checked on open, so a foreign or newer file is refused with
+ * a clear message instead of being written into.
+ */
+#include "store/db.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KT_DB_APP_ID 0x6b74756e /* "ktun" */
+#define KT_DB_VERSION 1
+
+static const char SCHEMA[] =
+    "CREATE TABLE device("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  fingerprint TEXT NOT NULL UNIQUE,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));"
+    "CREATE TABLE kernel("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  source_hash TEXT NOT NULL,"
+    "  UNIQUE(name, source_hash));"
+    "CREATE TABLE problem("
+    "  id INTEGER PRIMARY KEY,"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernel(id),"
+    "  key TEXT NOT NULL,"
+    "  UNIQUE(kernel_id, key));"
+    "CREATE TABLE measurement("
+    "  id INTEGER PRIMARY KEY,"
+    "  device_id INTEGER NOT NULL REFERENCES device(id),"
+    "  problem_id INTEGER NOT NULL REFERENCES problem(id),"
+    "  config TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  signal INTEGER NOT NULL DEFAULT 0,"
+    "  detail TEXT NOT NULL DEFAULT '',"
+    "  time_ms REAL, min_ms REAL, spread REAL, reps INTEGER,"
+    "  compile_ms REAL, energy_j REAL, power_w REAL, max_error REAL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+    "  UNIQUE(device_id, problem_id, config));";
+
+/* The statements this file prepares once per handle. */
+enum {
+    ST_DEVICE_GET, ST_DEVICE_PUT, ST_KERNEL_GET, ST_KERNEL_PUT, ST_PROBLEM_GET,
+    ST_PROBLEM_PUT, ST_LOOKUP, ST_RECORD, ST_COUNT, ST_N
+};
+
+static const char *const SQL[ST_N] = {
+    [ST_DEVICE_GET] = "SELECT id FROM device WHERE fingerprint = ?1",
+    [ST_DEVICE_PUT] = "INSERT INTO device(name, backend, fingerprint) VALUES (?1, ?2, ?3)",
+    [ST_KERNEL_GET] = "SELECT id FROM kernel WHERE name = ?1 AND source_hash = ?2",
+    [ST_KERNEL_PUT] = "INSERT INTO kernel(name, source_hash) VALUES (?1, ?2)",
+    [ST_PROBLEM_GET] = "SELECT id FROM problem WHERE kernel_id = ?1 AND key = ?2",
+    [ST_PROBLEM_PUT] = "INSERT INTO problem(kernel_id, key) VALUES (?1, ?2)",
+    [ST_LOOKUP] = "SELECT status, signal, detail, time_ms, min_ms, spread, reps,"
+                  " compile_ms, energy_j, power_w, max_error FROM measurement"
+                  " WHERE device_id = ?1 AND problem_id = ?2 AND config = ?3",
+    [ST_RECORD] = "INSERT OR IGNORE INTO measurement(device_id, problem_id, config,"
+                  " status, signal, detail, time_ms, min_ms, spread, reps,"
+                  " compile_ms, energy_j, power_w, max_error)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [ST_COUNT] = "SELECT count(*) FROM measurement WHERE device_id = ?1 AND problem_id = ?2",
+};
+
+struct kt_db {
+    sqlite3 *conn;
+    char *path;
+    sqlite3_stmt *st[ST_N];
+};
+
+static int db_error(kt_db *db, kt_diag *diag, const char *what)
+{
+    return kt_fail(diag, KT_EDB, "%s: %s: %s", db->path, what,
+                   sqlite3_errmsg(db->conn));
+}
+
+/* ---------------------------------------------------------------- open */
+
+static int pragma_int(kt_db *db, const char *sql, int *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
+        return KT_EDB;
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? KT_OK : KT_EDB;
+}
+
+static int create_schema(kt_db *db, kt_diag *diag)
+{
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas,
+             "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+             KT_DB_APP_ID, KT_DB_VERSION);
+    char *err = NULL;
+    int rc = sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, &err);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->conn, SCHEMA, NULL, NULL, &err);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->conn, pragmas, NULL, NULL, &err);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, &err);
+    if (rc != SQLITE_OK) {
+        kt_fail(diag, KT_EDB, "%s: cannot create the schema: %s", db->path,
+                err ? err : sqlite3_errmsg(db->conn));
+        sqlite3_free(err);
+        sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+        return KT_EDB;
+    }
+    return KT_OK;
+}
+
+/* Accept an empty file (create the schema) or one of ours of a version we
+ * know; refuse everything else. */
+static int check_schema(kt_db *db, kt_diag *diag)
+{
+    int app = 0, version = 0, tables = 0;
+    if (pragma_int(db, "PRAGMA application_id", &app) != KT_OK)
+        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (%s)", db->path,
+                       sqlite3_errmsg(db->conn));
+    if (pragma_int(db, "PRAGMA user_version", &version) != KT_OK ||
+        pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables) != KT_OK)
+        return db_error(db, diag, "cannot read the schema");
+    if (app == 0 && version == 0 && tables == 0)
+        return create_schema(db, diag);
+    if (app != KT_DB_APP_ID)
+        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (an SQLite file "
+                       "of another application)", db->path);
+    if (version != KT_DB_VERSION)
+        return kt_fail(diag, KT_EFORMAT, "%s: schema version %d is not supported "
+                       "(this ktune reads version %d)", db->path, version,
+                       KT_DB_VERSION);
+    return KT_OK;
+}
+
+static int configure(kt_db *db, kt_diag *diag)
+{
+    sqlite3_busy_timeout(db->conn, 10000);
+    /* WAL: readers never block the tuner; synchronous=FULL: a committed
+     * measurement survives power loss, not only a killed process. */
+    const char *setup = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                        " PRAGMA foreign_keys = ON;";
+    char *err = NULL;
+    if (sqlite3_exec(db->conn, setup, NULL, NULL, &err) != SQLITE_OK) {
+        int code = sqlite3_errcode(db->conn);
+        kt_fail(diag, code == SQLITE_NOTADB ? KT_EFORMAT : KT_EDB,
+                "%s: %s", db->path,
+                code == SQLITE_NOTADB ? "not a ktune database (not an SQLite file)"
+                                      : (err ? err : sqlite3_errmsg(db->conn)));
+        sqlite3_free(err);
+        return code == SQLITE_NOTADB ? KT_EFORMAT : KT_EDB;
+    }
+    return KT_OK;
+}
+
+int kt_db_open(const char *path, kt_db **out, kt_diag *diag)
+{
+    *out = NULL;
+    kt_db *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = kt_strdup(path))) {
+        free(db);
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    }
+    int rc = KT_OK;
+    if (sqlite3_open_v2(path, &db->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        NULL) != SQLITE_OK)
+        rc = db_error(db, diag, "cannot open");
+    if (rc == KT_OK)
+        rc = configure(db, diag);
+    if (rc == KT_OK)
+        rc = check_schema(db, diag);
+    for (int i = 0; rc == KT_OK && i < ST_N; i++)
+        if (sqlite3_prepare_v2(db->conn, SQL[i], -1, &db->st[i], NULL) != SQLITE_OK)
+            rc = db_error(db, diag, "cannot prepare a statement");
+    if (rc != KT_OK) {
+        kt_db_close(db);
+        return rc;
+    }
+    *out = db;
+    return KT_OK;
+}
+
+void kt_db_close(kt_db *db)
+{
+    if (!db)
+        return;
+    for (int i = 0; i < ST_N; i++)
+        sqlite3_finalize(db->st[i]);
+    sqlite3_close(db->conn);
+    free(db->path);
+    free(db);
+}
+
+/* ----------------------------------------------------------------- ids */
+
+/* Run a statement to completion; its bindings are cleared afterwards. */
+static int step_done(kt_db *db, sqlite3_stmt *st, kt_diag *diag, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? KT_OK : db_error(db, diag, what);
+}
+
+/* Look a row up by (?1, ?2) with get, inserting it with put when absent.
+ * ?1 is the text a, or the integer num when a is NULL; ?2 is the text b. */
+static int get_or_put(kt_db *db, int get, int put, int64_t num, const char *a,
+                      const char *b, int64_t *id, kt_diag *diag)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        sqlite3_stmt *st = db->st[pass == 0 ? get : put];
+        if (a)
+            sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_int64(st, 1, num);
+        sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+        if (pass == 1) {
+            int rc = step_done(db, st, diag, "insert failed");
+            *id = sqlite3_last_insert_rowid(db->conn);
+            return rc;
+        }
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            *id = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        if (rc == SQLITE_ROW)
+            return KT_OK;
+        if (rc != SQLITE_DONE)
+            return db_error(db, diag, "lookup failed");
+    }
+    return KT_OK;
+}
+
+int kt_db_device(kt_db *db, const kt_device_info *dev, int64_t *id, kt_diag *diag)
+{
+    /* Devices are found by fingerprint alone: its name is only a label. */
+    sqlite3_stmt *get = db->st[ST_DEVICE_GET];
+    sqlite3_bind_text(get, 1, dev->fingerprint, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(get);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(get, 0);
+    sqlite3_reset(get);
+    sqlite3_clear_bindings(get);
+    if (rc == SQLITE_ROW)
+        return KT_OK;
+    if (rc != SQLITE_DONE)
+        return db_error(db, diag, "device lookup failed");
+    sqlite3_stmt *put = db->st[ST_DEVICE_PUT];
+    sqlite3_bind_text(put, 1, dev->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(put, 2, dev->backend, -1, SQLITE_STATIC);
+    sqlite3_bind_text(put, 3, dev->fingerprint, -1, SQLITE_STATIC);
+    rc = step_done(db, put, diag, "cannot store the device");
+    *id = sqlite3_last_insert_rowid(db->conn);
+    return rc;
+}
+
+int kt_db_kernel(kt_db *db, const char *name, const char *source_hash, int64_t *id,
+                 kt_diag *diag)
+{
+    return get_or_put(db, ST_KERNEL_GET, ST_KERNEL_PUT, 0, name, source_hash, id,
+                      diag);
+}
+
+int kt_db_problem(kt_db *db, int64_t kernel, const char *key, int64_t *id,
+                  kt_diag *diag)
+{
+    return get_or_put(db, ST_PROBLEM_GET, ST_PROBLEM_PUT, kernel, NULL, key, id, diag);
+}
+
+/* -------------------------------------------------------- measurements */
+
+static double column_real(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN
+                                                       : sqlite3_column_double(st, col);
+}
+
+static void bind_real(sqlite3_stmt *st, int col, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(st, col);
+    else
+        sqlite3_bind_double(st, col, v);
+}
+
+/* Read the 11 result columns that start at col (the order of ST_LOOKUP). */
+static void read_result(sqlite3_stmt *st, int col, kt_result *r)
+{
+    *r = (kt_result){0};
+    const char *status = (const char *)sqlite3_column_text(st, col);
+    if (!status || kt_status_parse(status, &r->status) != KT_OK)
+        r->status = KT_STATUS_RUNTIME_ERROR;
+    r->signal = sqlite3_column_int(st, col + 1);
+    const char *detail = (const char *)sqlite3_column_text(st, col + 2);
+    kt_strlcpy(r->detail, sizeof r->detail, detail ? detail : "");
+    r->time_ms = column_real(st, col + 3);
+    r->min_ms = column_real(st, col + 4);
+    r->spread = column_real(st, col + 5);
+    r->reps = sqlite3_column_int(st, col + 6);
+    r->compile_ms = column_real(st, col + 7);
+    r->energy_j = column_real(st, col + 8);
+    r->power_w = column_real(st, col + 9);
+    r->max_error = column_real(st, col + 10);
+}
+
+int kt_db_lookup(kt_db *db, int64_t device, int64_t problem, const char *config,
+                 kt_result *out, bool *found, kt_diag *diag)
+{
+    sqlite3_stmt *st = db->st[ST_LOOKUP];
+    sqlite3_bind_int64(st, 1, device);
+    sqlite3_bind_int64(st, 2, problem);
+    sqlite3_bind_text(st, 3, config, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *found = rc == SQLITE_ROW;
+    if (*found)
+        read_result(st, 0, out);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? KT_OK
+                                                 : db_error(db, diag, "lookup failed");
+}
+
+int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
+                 const char *config, const kt_result *r, kt_diag *diag)
+{
+    (void)kernel; /* implied by the problem; kept in the API for clarity */
+    sqlite3_stmt *st = db->st[ST_RECORD];
+    /* One INSERT in autocommit mode is one transaction. */
+    sqlite3_bind_int64(st, 1, device);
+    sqlite3_bind_int64(st, 2, problem);
+    sqlite3_bind_text(st, 3, config, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, kt_status_name(r->status), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 5, r->signal);
+    sqlite3_bind_text(st, 6, r->detail, -1, SQLITE_STATIC);
+    bool ok = r->status == KT_STATUS_OK;
+    bind_real(st, 7, ok ? r->time_ms : NAN);
+    bind_real(st, 8, ok ? r->min_ms : NAN);
+    bind_real(st, 9, ok ? r->spread : NAN);
+    sqlite3_bind_int(st, 10, r->reps);
+    bind_real(st, 11, r->compile_ms);
+    bind_real(st, 12, r->energy_j);
+    bind_real(st, 13, r->power_w);
+    bind_real(st, 14, r->max_error);
+    return step_done(db, st, diag, "cannot store the measurement");
+}
+
+int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n, kt_diag *diag)
+{
+    sqlite3_stmt *st = db->st[ST_COUNT];
+    sqlite3_bind_int64(st, 1, device);
+    sqlite3_bind_int64(st, 2, problem);
+    int rc = sqlite3_step(st);
+    *n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_ROW ? KT_OK : db_error(db, diag, "count failed");
+}
+
+/* ------------------------------------------------------------- queries */
+
+#define ROW_COLUMNS                                                           \
+    "d.name, k.name, k.source_hash, p.key, m.config, m.created, m.status,"   \
+    " m.signal, m.detail, m.time_ms, m.min_ms, m.spread, m.reps,"            \
+    " m.compile_ms, m.energy_j, m.power_w, m.max_error"
+#define ROW_FROM                                                              \
+    " FROM measurement m JOIN device d ON d.id = m.device_id"                \
+    " JOIN problem p ON p.id = m.problem_id JOIN kernel k ON k.id = p.kernel_id" \
+    " WHERE (?1 IS NULL OR k.name = ?1) AND (?2 IS NULL OR p.key = ?2)"      \
+    " AND (?3 IS NULL OR d.name = ?3) AND (?4 = 0 OR m.status = 'ok')"
+
+static int query_rows(kt_db *db, const char *sql, const kt_db_filter *f,
+                      kt_db_row_fn fn, void *user, kt_diag *diag)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, diag, "cannot prepare a query");
+    kt_db_filter none = {0};
+    f = f ? f : &none;
+    sqlite3_bind_text(st, 1, f->kernel, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, f->problem, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, f->device, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, f->ok_only);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        kt_db_row row = {
+            .device = (const char *)sqlite3_column_text(st, 0),
+            .kernel = (const char *)sqlite3_column_text(st, 1),
+            .source_hash = (const char *)sqlite3_column_text(st, 2),
+            .problem = (const char *)sqlite3_column_text(st, 3),
+            .config = (const char *)sqlite3_column_text(st, 4),
+            .created = (const char *)sqlite3_column_text(st, 5),
+        };
+        read_result(st, 6, &row.result);
+        if (fn(user, &row)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    int out = rc == SQLITE_DONE ? KT_OK : db_error(db, diag, "query failed");
+    sqlite3_finalize(st);
+    return out;
+}
+
+int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+               kt_diag *diag)
+{
+    return query_rows(db, "SELECT " ROW_COLUMNS ROW_FROM " ORDER BY m.id", f, fn, user,
+                      diag);
+}
+
+int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+               kt_diag *diag)
+{
+    /* SQLite picks the row of the MIN() for the bare columns of a group. */
+    return query_rows(db,
+                      "SELECT " ROW_COLUMNS ", min(m.time_ms)" ROW_FROM
+                      " AND m.status = 'ok' GROUP BY d.id, p.id ORDER BY k.name, p.key, d.name",
+                      f, fn, user, diag);
+}

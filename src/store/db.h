@@ -1,0 +1,81 @@
+/* db.h - the results database: every measurement ktune makes, in SQLite.
+ *
+ * Keyed by device (with a fingerprint), kernel (name plus source hash),
+ * problem and configuration, so a repeated run resumes: what was measured
+ * for the same device, kernel source and problem is answered from here.
+ * The file is in WAL mode and each measurement is its own transaction, so a
+ * kill -9 at any moment loses at most the measurement in flight.
+ *
+ * Errors: KT_EDB (or KT_EFORMAT for a file that is not a ktune database)
+ * with a one-line message naming the file.  All SQL uses prepared statements.
+ */
+#ifndef KT_DB_H
+#define KT_DB_H
+
+#include "ktune.h"
+
+typedef struct kt_db kt_db;
+
+/* What identifies a device. */
+typedef struct kt_device_info {
+    char name[128];         /* "AMD EPYC (2 cores)" */
+    char backend[16];       /* "cpu", "cuda", ... */
+    char fingerprint[512];  /* everything that changes timings: model, cores,
+                               compiler, driver, clocks */
+} kt_device_info;
+
+/* One stored measurement with its keys, as the query functions give it. */
+typedef struct kt_db_row {
+    const char *device;     /* device name */
+    const char *kernel;     /* kernel name */
+    const char *source_hash;
+    const char *problem;    /* problem key */
+    const char *config;     /* configuration key */
+    const char *created;    /* ISO 8601 UTC */
+    kt_result result;
+} kt_db_row;
+
+/* Return nonzero to stop. */
+typedef int (*kt_db_row_fn)(void *user, const kt_db_row *row);
+
+/* Which rows a query returns; NULL fields match everything. */
+typedef struct kt_db_filter {
+    const char *kernel;
+    const char *problem;
+    const char *device;
+    bool ok_only;           /* status ok only */
+} kt_db_filter;
+
+/* Open (creating if absent) the database at path. */
+int kt_db_open(const char *path, kt_db **out, kt_diag *diag);
+void kt_db_close(kt_db *db);
+
+/* Get-or-create ids. */
+int kt_db_device(kt_db *db, const kt_device_info *dev, int64_t *id, kt_diag *diag);
+int kt_db_kernel(kt_db *db, const char *name, const char *source_hash,
+                 int64_t *id, kt_diag *diag);
+int kt_db_problem(kt_db *db, int64_t kernel, const char *key, int64_t *id,
+                  kt_diag *diag);
+
+/* The stored result for (device, problem, config), if any. */
+int kt_db_lookup(kt_db *db, int64_t device, int64_t problem, const char *config,
+                 kt_result *out, bool *found, kt_diag *diag);
+
+/* Store one result atomically (one transaction).  A result already stored
+ * for the same keys is kept (the first measurement wins) and KT_OK returned. */
+int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
+                 const char *config, const kt_result *r, kt_diag *diag);
+
+/* Rows in insertion order. */
+int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+               kt_diag *diag);
+
+/* The fastest ok row of each (device, kernel, problem) group. */
+int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+               kt_diag *diag);
+
+/* Number of measurements stored for (device, problem). */
+int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n,
+                kt_diag *diag);
+
+#endif /* KT_DB_H */

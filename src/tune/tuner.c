@@ -1,0 +1,327 @@
+/* tuner.c - drive one tuning run (see tuner.h for the flow). */
+#include "tune/tuner.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SPACE_LIMIT (1u << 22) /* configurations listed in memory at most */
+
+/* Everything one run holds. */
+typedef struct run {
+    const kt_spec *spec;
+    const kt_tune_opts *opts;
+    kt_tune_report *rep;
+    kt_diag *diag;
+    kt_problem prob;
+    kt_space *space;
+    const kt_backend *be;
+    void *be_ctx;
+    kt_db *db;
+    int64_t device, kernel, problem;
+    const kt_strategy *strategy;
+    void *strategy_state;
+    kt_worker *worker;     /* started at the first real measurement */
+    uint8_t *seen;         /* per built index: evaluated in this run */
+    uint64_t limit;        /* configurations the budget allows */
+    double start, deadline;
+    double best_ms;
+} run;
+
+kt_tune_opts kt_tune_defaults(void)
+{
+    return (kt_tune_opts){.strategy = "brute_force", .seed = 1,
+                          .db_path = "ktune.db",
+                          .backend = {.cache_dir = ".ktune-cache", .jobs = 2},
+                          .measure = kt_measure_defaults()};
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static void apply_budget(run *r)
+{
+    kt_budget b = r->opts->budget.kind != KT_BUDGET_NONE ? r->opts->budget
+                                                         : r->spec->budget;
+    uint64_t size = r->rep->space_size;
+    r->limit = size;
+    r->deadline = INFINITY;
+    if (b.kind == KT_BUDGET_COUNT && b.value < (double)size)
+        r->limit = (uint64_t)b.value;
+    else if (b.kind == KT_BUDGET_FRACTION)
+        r->limit = (uint64_t)ceil(fmin(b.value, 1.0) * (double)size);
+    else if (b.kind == KT_BUDGET_SECONDS)
+        r->deadline = r->start + b.value;
+}
+
+static int open_store(run *r)
+{
+    kt_device_info dev;
+    int rc = r->be->device(r->be_ctx, &dev, r->diag);
+    if (rc == KT_OK) {
+        kt_strlcpy(r->rep->device, sizeof r->rep->device, dev.name);
+        rc = kt_db_open(r->opts->db_path, &r->db, r->diag);
+    }
+    if (rc == KT_OK)
+        rc = kt_db_device(r->db, &dev, &r->device, r->diag);
+    if (rc == KT_OK)
+        rc = kt_db_kernel(r->db, r->spec->name, r->spec->source_hash, &r->kernel,
+                          r->diag);
+    if (rc == KT_OK)
+        rc = kt_db_problem(r->db, r->kernel, r->prob.key, &r->problem, r->diag);
+    return rc;
+}
+
+static int setup(run *r)
+{
+    const kt_spec *spec = r->spec;
+    int rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
+    if (rc == KT_OK)
+        rc = kt_space_new(spec, &r->prob, &r->space, r->diag);
+    if (rc == KT_OK)
+        rc = kt_space_build(r->space, SPACE_LIMIT, r->diag);
+    if (rc != KT_OK)
+        return rc;
+    r->rep->space_size = kt_space_size(r->space);
+    if (!(r->rep->problem = kt_strdup(r->prob.key)) ||
+        !(r->seen = calloc(r->rep->space_size + 1, 1)))
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    if (r->rep->space_size == 0)
+        return kt_fail(r->diag, KT_EEMPTY, "%s: no configuration satisfies the "
+                       "conditions for problem %s", spec->path, r->prob.key);
+    double *slots = calloc(spec->nnames ? spec->nnames : 1, sizeof *slots);
+    if (!slots)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    kt_spec_slots(spec, NULL, &r->prob, slots);
+    if (!spec->flops || kt_expr_eval(spec->flops, slots, &r->rep->flops) != KT_OK)
+        r->rep->flops = NAN;
+    free(slots);
+    const char *name = r->opts->strategy ? r->opts->strategy : "brute_force";
+    if (!(r->strategy = kt_strategy_find(name)))
+        return kt_fail(r->diag, KT_EINVAL, "unknown strategy '%s' (see 'ktune tune "
+                       "--help')", name);
+    if (!(r->be = kt_backend_for(spec->language)))
+        return kt_fail(r->diag, KT_EBACKEND, "%s: no backend here runs this kernel's "
+                       "language", spec->path);
+    kt_strategy_opts so = {.seed = r->opts->seed};
+    if ((rc = r->be->open(spec, &r->opts->backend, &r->be_ctx, r->diag)) ||
+        (rc = open_store(r)))
+        return rc;
+    rc = r->strategy->init(r->space, &so, &r->strategy_state, r->diag);
+    if (rc != KT_OK)
+        return kt_fail(r->diag, rc, "strategy '%s' failed to start: %s", name,
+                       kt_strerror(rc));
+    apply_budget(r);
+    return KT_OK;
+}
+
+/* --------------------------------------------------------- measurement */
+
+/* Compile the reference (the reference kernel, else the default
+ * configuration) and start the worker that measures against it. */
+static int start_worker(run *r)
+{
+    uint16_t *def = malloc(r->spec->nparams * sizeof *def);
+    if (!def)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    kt_space_default(r->space, def);
+    const uint16_t *ref = r->spec->ref_name ? NULL : def;
+    kt_build b = {0};
+    int rc = r->be->compile(r->be_ctx, &ref, 1, &b, r->diag);
+    if (rc == KT_OK && b.status != KT_STATUS_OK)
+        rc = kt_fail(r->diag, KT_ECOMPILE, "the reference (%s) does not compile: %s",
+                     ref ? "default configuration" : r->spec->ref_name, b.detail);
+    if (rc == KT_OK)
+        rc = kt_worker_new(r->be, r->be_ctx, r->spec, &r->prob, b.artifact,
+                           &r->opts->measure, &r->worker, r->diag);
+    kt_builds_clear(&b, 1);
+    free(def);
+    return rc;
+}
+
+static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
+                  bool cached)
+{
+    kt_tune_report *rep = r->rep;
+    if (!cached) {
+        int rc = kt_db_record(r->db, r->device, r->kernel, r->problem, key, res, r->diag);
+        if (rc != KT_OK)
+            return rc;
+        rep->measured++;
+    } else {
+        rep->cached++;
+    }
+    rep->by_status[res->status]++;
+    if (res->status == KT_STATUS_OK && !(res->time_ms >= r->best_ms)) {
+        r->best_ms = res->time_ms;
+        rep->best = *res;
+        free(rep->best_config);
+        if (!(rep->best_config = kt_strdup(key)))
+            return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    }
+    r->strategy->observe(r->strategy_state, cfg, res);
+    if (r->opts->progress) {
+        uint64_t done = rep->measured + rep->cached;
+        double elapsed = kt_now() - r->start;
+        uint64_t total = r->limit;
+        kt_progress p = {.done = done, .total = total, .measured = rep->measured,
+                         .cached = rep->cached,
+                         .failed = done - rep->by_status[KT_STATUS_OK],
+                         .best_ms = r->best_ms, .elapsed_s = elapsed,
+                         .eta_s = isfinite(r->deadline)
+                                      ? r->deadline - kt_now()
+                                      : elapsed / (double)done * (double)(total - done),
+                         .config = key, .result = res};
+        r->opts->progress(r->opts->progress_user, &p);
+    }
+    return KT_OK;
+}
+
+static bool budget_left(const run *r)
+{
+    return r->rep->measured + r->rep->cached < r->limit && kt_now() < r->deadline;
+}
+
+/* Measure n configurations that are not in the database: compile them
+ * together, then time them one by one. */
+static int measure(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
+{
+    kt_build *builds = calloc(n, sizeof *builds);
+    if (!builds)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    int rc = r->be->compile(r->be_ctx, cfgs, n, builds, r->diag);
+    for (size_t i = 0; rc == KT_OK && i < n && budget_left(r); i++) {
+        kt_result res = {.status = KT_STATUS_COMPILE_ERROR, .time_ms = NAN,
+                         .min_ms = NAN, .spread = NAN, .energy_j = NAN,
+                         .power_w = NAN};
+        if (builds[i].status == KT_STATUS_OK) {
+            if (!r->worker)
+                rc = start_worker(r);
+            if (rc == KT_OK)
+                rc = kt_worker_eval(r->worker, builds[i].artifact, &res, r->diag);
+        } else {
+            kt_strlcpy(res.detail, sizeof res.detail, builds[i].detail);
+        }
+        res.compile_ms = builds[i].compile_ms;
+        if (rc == KT_OK)
+            rc = record(r, cfgs[i], keys[i], &res, false);
+    }
+    kt_builds_clear(builds, n);
+    free(builds);
+    return rc;
+}
+
+/* Evaluate a batch of proposals: answer what the database knows, measure
+ * the rest.  Configurations seen before in this run are skipped. */
+static int evaluate(run *r, const uint16_t *batch, size_t n)
+{
+    size_t np = r->spec->nparams, nnew = 0;
+    const uint16_t **todo = calloc(n, sizeof *todo);
+    char **keys = calloc(n, sizeof *keys);
+    int rc = todo && keys ? KT_OK : kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    uint64_t pending = 0;
+    for (size_t i = 0; rc == KT_OK && i < n; i++) {
+        const uint16_t *cfg = batch + i * np;
+        uint64_t idx;
+        if (kt_space_index_of(r->space, cfg, &idx) != KT_OK || r->seen[idx])
+            continue;
+        if (r->rep->measured + r->rep->cached + pending >= r->limit)
+            break;
+        r->seen[idx] = 1;
+        char *key = kt_spec_config_key(r->spec, cfg);
+        kt_result res;
+        bool found = false;
+        rc = key ? kt_db_lookup(r->db, r->device, r->problem, key, &res, &found, r->diag)
+                 : kt_fail(r->diag, KT_ENOMEM, "out of memory");
+        if (rc == KT_OK && found) {
+            rc = record(r, cfg, key, &res, true);
+            free(key);
+        } else if (rc == KT_OK) {
+            todo[nnew] = cfg;
+            keys[nnew++] = key;
+            pending++;
+        } else {
+            free(key);
+        }
+    }
+    if (rc == KT_OK && nnew > 0)
+        rc = measure(r, todo, keys, nnew);
+    for (size_t i = 0; i < nnew; i++)
+        free(keys[i]);
+    free(keys);
+    free(todo);
+    return rc;
+}
+
+/* The default configuration goes first; its result is the baseline. */
+static int evaluate_default(run *r)
+{
+    size_t np = r->spec->nparams;
+    uint16_t *def = malloc(np * sizeof *def);
+    if (!def)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    kt_space_default(r->space, def);
+    int rc = KT_OK;
+    r->rep->default_config = kt_spec_config_key(r->spec, def);
+    r->rep->default_result = (kt_result){.status = KT_STATUS_INVALID, .time_ms = NAN};
+    if (!r->rep->default_config)
+        rc = kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    else if (kt_space_is_valid(r->space, def))
+        rc = evaluate(r, def, 1);
+    bool found = false;
+    if (rc == KT_OK)
+        rc = kt_db_lookup(r->db, r->device, r->problem, r->rep->default_config,
+                          &r->rep->default_result, &found, r->diag);
+    free(def);
+    return rc;
+}
+
+static int search(run *r)
+{
+    size_t np = r->spec->nparams;
+    size_t batch = (size_t)(r->opts->backend.jobs > 0 ? r->opts->backend.jobs : 1) * 4;
+    uint16_t *buf = malloc(batch * np * sizeof *buf);
+    if (!buf)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    int rc = evaluate_default(r);
+    while (rc == KT_OK && budget_left(r)) {
+        size_t n = 0;
+        rc = r->strategy->propose(r->strategy_state, buf, batch, &n);
+        if (rc != KT_OK || n == 0)
+            break;
+        rc = evaluate(r, buf, n);
+    }
+    free(buf);
+    return rc;
+}
+
+int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
+            kt_diag *diag)
+{
+    *out = (kt_tune_report){.flops = NAN};
+    run r = {.spec = spec, .opts = opts, .rep = out, .diag = diag, .start = kt_now(),
+             .best_ms = INFINITY};
+    int rc = setup(&r);
+    if (rc == KT_OK)
+        rc = search(&r);
+    out->seconds = kt_now() - r.start;
+    kt_worker_free(r.worker);
+    if (r.strategy_state)
+        r.strategy->free(r.strategy_state);
+    kt_db_close(r.db);
+    if (r.be_ctx)
+        r.be->close(r.be_ctx);
+    free(r.seen);
+    kt_space_free(r.space);
+    kt_problem_clear(&r.prob);
+    return rc;
+}
+
+void kt_tune_report_clear(kt_tune_report *r)
+{
+    free(r->problem);
+    free(r->best_config);
+    free(r->default_config);
+    *r = (kt_tune_report){0};
+}

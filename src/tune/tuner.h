@@ -1,0 +1,64 @@
+/* tuner.h - one tuning run: a spec, a problem, a strategy and a budget in;
+ * measurements into the database and the best configuration out.
+ *
+ * Each proposed configuration is answered from the results database when
+ * it was measured before on this device for this kernel source and problem
+ * (so an interrupted run resumes); otherwise it is compiled (several at a
+ * time) and measured in the isolated worker, and its result is committed
+ * before the next one starts.  The default configuration is evaluated
+ * first, so the report can give the speed-up over it.
+ */
+#ifndef KT_TUNER_H
+#define KT_TUNER_H
+
+#include "measure/worker.h"
+#include "search/strategy.h"
+
+/* Progress after each evaluated configuration. */
+typedef struct kt_progress {
+    uint64_t done;          /* evaluated (measured + cached) */
+    uint64_t total;         /* what the budget allows, or the space size */
+    uint64_t measured, cached, failed;
+    double best_ms;         /* NAN until a configuration succeeded */
+    double elapsed_s;
+    double eta_s;           /* NAN when unknown */
+    const char *config;     /* the configuration just evaluated */
+    const kt_result *result;
+} kt_progress;
+
+typedef void (*kt_progress_fn)(void *user, const kt_progress *p);
+
+typedef struct kt_tune_opts {
+    const char *problem;    /* "M=256,N=256" overrides, or NULL */
+    const char *strategy;   /* registered name; NULL means brute_force */
+    kt_budget budget;       /* KT_BUDGET_NONE: the spec's, else unlimited */
+    uint64_t seed;
+    const char *db_path;
+    kt_backend_opts backend;
+    kt_measure_opts measure;
+    kt_progress_fn progress;
+    void *progress_user;
+} kt_tune_opts;
+
+typedef struct kt_tune_report {
+    char device[128];
+    char *problem;          /* canonical problem key */
+    uint64_t space_size;
+    uint64_t measured;      /* new measurements this run */
+    uint64_t cached;        /* answered from the database */
+    uint64_t by_status[KT_STATUS_COUNT];  /* this run's outcomes */
+    double seconds;
+    double flops;           /* per kernel call; NAN without FlopCount */
+    char *best_config;      /* NULL when nothing succeeded */
+    kt_result best;
+    char *default_config;
+    kt_result default_result; /* status tells whether it succeeded */
+} kt_tune_report;
+
+kt_tune_opts kt_tune_defaults(void);
+
+int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
+            kt_diag *diag);
+void kt_tune_report_clear(kt_tune_report *r);
+
+#endif /* KT_TUNER_H */

@@ -1,0 +1,38 @@
+# tune.sh - `ktune space --count` and a brute-force `ktune tune` agree, a
+# second identical run measures nothing, and the database exports.
+. "$(dirname "$0")/lib.sh"
+SPEC=tests/kernels/faulty.json
+
+n=$("$KTUNE" space "$SPEC" --problem N=2000 --count)
+[ "$n" = 16 ] || fail "space count $n, wanted 16"
+pass "space --count"
+
+"$KTUNE" tune "$SPEC" --problem N=2000 --strategy brute_force --db "$TMP/t.db" \
+    --timeout 2 --cache "$TMP/cache" --json >"$TMP/run1.json"
+[ "$(json_get "$TMP/run1.json" measured)" = "$n" ] || fail "first run: $(cat "$TMP/run1.json")"
+[ "$(json_get "$TMP/run1.json" space_size)" = "$n" ] || fail "space_size differs"
+grep -q '"MODE": 0' "$TMP/run1.json" || fail "best is not a correct configuration"
+grep -q '"time_ms"' "$TMP/run1.json" || fail "no best.time_ms"
+pass "tune --json measures every configuration"
+
+"$KTUNE" tune "$SPEC" --problem N=2000 --strategy brute_force --db "$TMP/t.db" \
+    --timeout 2 --cache "$TMP/cache" --json >"$TMP/run2.json"
+[ "$(json_get "$TMP/run2.json" measured)" = 0 ] || fail "second run measured again"
+[ "$(json_get "$TMP/run2.json" cached)" = "$n" ] || fail "second run: $(cat "$TMP/run2.json")"
+pass "second run measures nothing"
+
+"$KTUNE" tune "$SPEC" --problem N=2000 --db "$TMP/t.db" --timeout 2 \
+    --cache "$TMP/cache" >"$TMP/text.out"
+grep -q "^best     MODE=0" "$TMP/text.out" || fail "text report: $(cat "$TMP/text.out")"
+grep -q "speed-up" "$TMP/text.out" || fail "no speed-up line"
+pass "text report"
+
+"$KTUNE" db best --db "$TMP/t.db" | grep -q "MODE=0" || fail "db best"
+[ "$("$KTUNE" db list --db "$TMP/t.db" | wc -l)" = "$n" ] || fail "db list"
+"$KTUNE" db export csv --db "$TMP/t.db" >"$TMP/x.csv"
+[ "$(wc -l <"$TMP/x.csv")" = $((n + 1)) ] || fail "csv rows"
+grep -q '"crash"' "$TMP/x.csv" || fail "csv lacks the crash rows"
+"$KTUNE" db export t4 --db "$TMP/t.db" >"$TMP/x.json"
+grep -q '"schema_version": "1.0.0"' "$TMP/x.json" || fail "t4 header"
+[ "$(grep -c '"invalidity"' "$TMP/x.json")" = "$n" ] || fail "t4 rows"
+pass "db best, list, export csv and t4"

@@ -1,0 +1,194 @@
+/* test_db.c - the results database: schema, ids, resume lookups, refusal of
+ * foreign files, and queries. */
+#include "store/db.h"
+#include "test.h"
+
+#include <sqlite3.h>
+
+static char *temp_path(const char *name)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, "/tmp/ktune-test-db-%d-%s", (int)getpid(), name);
+    unlink(buf);
+    return buf;
+}
+
+static kt_result ok_result(double ms)
+{
+    return (kt_result){.status = KT_STATUS_OK, .time_ms = ms, .min_ms = ms * 0.9,
+                       .spread = 0.01, .reps = 7, .energy_j = NAN, .power_w = NAN};
+}
+
+static void test_new_file_gets_schema_and_ids_are_stable(void)
+{
+    char *path = temp_path("ids.db");
+    kt_db *db;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "cpu0", .backend = "cpu", .fingerprint = "fp"};
+    int64_t a, b, k1, k2, p1, p2;
+    CHECK(kt_db_device(db, &dev, &a, &d) == KT_OK);
+    CHECK(kt_db_device(db, &dev, &b, &d) == KT_OK);
+    CHECK_EQ_INT(a, b);
+    CHECK(kt_db_kernel(db, "gemm", "abc", &k1, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "gemm", "abd", &k2, &d) == KT_OK);
+    CHECK(k1 != k2); /* a changed source is another kernel */
+    CHECK(kt_db_problem(db, k1, "M=1", &p1, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k1, "M=1", &p2, &d) == KT_OK);
+    CHECK_EQ_INT(p1, p2);
+    kt_db_close(db);
+    unlink(path);
+}
+
+static void test_record_then_lookup_survives_reopen(void)
+{
+    char *path = temp_path("resume.db");
+    kt_db *db;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "cpu0", .backend = "cpu", .fingerprint = "fp"};
+    int64_t dv, k, p;
+    CHECK(kt_db_device(db, &dev, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "gemm", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "M=8", &p, &d) == KT_OK);
+    kt_result r = ok_result(1.5);
+    CHECK(kt_db_record(db, dv, k, p, "A=1,B=2", &r, &d) == KT_OK);
+    kt_result crash = {.status = KT_STATUS_CRASH, .signal = 11, .time_ms = NAN,
+                       .energy_j = NAN, .power_w = NAN};
+    snprintf(crash.detail, sizeof crash.detail, "killed by signal 11");
+    CHECK(kt_db_record(db, dv, k, p, "A=2,B=2", &crash, &d) == KT_OK);
+    kt_db_close(db);
+
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_result got;
+    bool found;
+    CHECK(kt_db_lookup(db, dv, p, "A=1,B=2", &got, &found, &d) == KT_OK);
+    CHECK(found);
+    CHECK(got.status == KT_STATUS_OK);
+    CHECK_NEAR(got.time_ms, 1.5, 1e-12);
+    CHECK_EQ_INT(got.reps, 7);
+    CHECK(isnan(got.energy_j));
+    CHECK(kt_db_lookup(db, dv, p, "A=2,B=2", &got, &found, &d) == KT_OK);
+    CHECK(found && got.status == KT_STATUS_CRASH && got.signal == 11);
+    CHECK_STR(got.detail, "killed by signal 11");
+    CHECK(kt_db_lookup(db, dv, p, "A=3,B=2", &got, &found, &d) == KT_OK);
+    CHECK(!found);
+    kt_db_close(db);
+    unlink(path);
+}
+
+static void test_first_measurement_wins(void)
+{
+    char *path = temp_path("dup.db");
+    kt_db *db;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "x", .backend = "cpu", .fingerprint = "fp"};
+    int64_t dv, k, p, n;
+    CHECK(kt_db_device(db, &dev, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "k", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "N=1", &p, &d) == KT_OK);
+    kt_result r1 = ok_result(2.0), r2 = ok_result(1.0);
+    CHECK(kt_db_record(db, dv, k, p, "A=1", &r1, &d) == KT_OK);
+    CHECK(kt_db_record(db, dv, k, p, "A=1", &r2, &d) == KT_OK);
+    CHECK(kt_db_count(db, dv, p, &n, &d) == KT_OK);
+    CHECK_EQ_INT(n, 1);
+    kt_result got;
+    bool found;
+    CHECK(kt_db_lookup(db, dv, p, "A=1", &got, &found, &d) == KT_OK);
+    CHECK_NEAR(got.time_ms, 2.0, 0);
+    kt_db_close(db);
+    unlink(path);
+}
+
+static int collect_best(void *user, const kt_db_row *row)
+{
+    char *out = user;
+    size_t len = strlen(out);
+    snprintf(out + len, 256 - len, "%s|%s|%g;", row->problem, row->config,
+             row->result.time_ms);
+    return 0;
+}
+
+static void test_best_picks_fastest_ok_per_problem(void)
+{
+    char *path = temp_path("best.db");
+    kt_db *db;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "x", .backend = "cpu", .fingerprint = "fp"};
+    int64_t dv, k, p1, p2;
+    CHECK(kt_db_device(db, &dev, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "k", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "N=1", &p1, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "N=2", &p2, &d) == KT_OK);
+    kt_result a = ok_result(3), b = ok_result(1), c = ok_result(5);
+    kt_result bad = {.status = KT_STATUS_WRONG_RESULT, .time_ms = NAN,
+                     .energy_j = NAN, .power_w = NAN};
+    CHECK(kt_db_record(db, dv, k, p1, "A=1", &a, &d) == KT_OK);
+    CHECK(kt_db_record(db, dv, k, p1, "A=2", &b, &d) == KT_OK);
+    CHECK(kt_db_record(db, dv, k, p1, "A=3", &bad, &d) == KT_OK);
+    CHECK(kt_db_record(db, dv, k, p2, "A=1", &c, &d) == KT_OK);
+    char out[256] = "";
+    CHECK(kt_db_best(db, NULL, collect_best, out, &d) == KT_OK);
+    CHECK_STR(out, "N=1|A=2|1;N=2|A=1|5;");
+    kt_db_close(db);
+    unlink(path);
+}
+
+static void test_text_file_is_refused(void)
+{
+    char *path = temp_path("text.db");
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    for (int i = 0; i < 200; i++)
+        fputs("this is not a database at all\n", f);
+    fclose(f);
+    kt_db *db = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_EFORMAT);
+    CHECK(db == NULL);
+    CHECK(strstr(d.msg, "not a ktune database") != NULL);
+    CHECK(strstr(d.msg, path) != NULL);
+    /* the file is left as it was */
+    f = fopen(path, "r");
+    char line[64];
+    CHECK(f && fgets(line, sizeof line, f));
+    CHECK_STR(line, "this is not a database at all\n");
+    fclose(f);
+    unlink(path);
+}
+
+static void test_foreign_sqlite_file_is_refused(void)
+{
+    char *path = temp_path("foreign.db");
+    sqlite3 *c;
+    CHECK(sqlite3_open(path, &c) == SQLITE_OK);
+    CHECK(sqlite3_exec(c, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", NULL, NULL,
+                       NULL) == SQLITE_OK);
+    sqlite3_close(c);
+    kt_db *db = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_EFORMAT);
+    CHECK(strstr(d.msg, "another application") != NULL);
+    unlink(path);
+}
+
+static void test_unwritable_location_is_an_error(void)
+{
+    kt_db *db = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open("/nonexistent-dir/x/ktune.db", &db, &d) == KT_EDB);
+    CHECK(strstr(d.msg, "/nonexistent-dir/x/ktune.db") != NULL);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_new_file_gets_schema_and_ids_are_stable),
+    KT_T(test_record_then_lookup_survives_reopen),
+    KT_T(test_first_measurement_wins),
+    KT_T(test_best_picks_fastest_ok_per_problem),
+    KT_T(test_text_file_is_refused),
+    KT_T(test_foreign_sqlite_file_is_refused),
+    KT_T(test_unwritable_location_is_an_error),
+};
+KT_TEST_MAIN(TESTS)
