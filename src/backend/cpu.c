@@ -59,7 +59,7 @@ static void read_cpu_model(char *out, size_t n)
             if (colon) {
                 colon += 1 + (colon[1] == ' ');
                 colon[strcspn(colon, "\n")] = '\0';
-                snprintf(out, n, "%s", colon);
+                kt_strlcpy(out, n, colon);
             }
             break;
         }
@@ -78,7 +78,7 @@ static void read_compiler_version(const char *cc, char *out, size_t n)
     char line[256];
     if (fgets(line, sizeof line, p)) {
         line[strcspn(line, "\n")] = '\0';
-        snprintf(out, n, "%s", line);
+        kt_strlcpy(out, n, line);
     }
     pclose(p);
 }

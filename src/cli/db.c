@@ -151,7 +151,7 @@ static int run_query(kt_db *db, const char *what, const char *format,
     json_object_object_add(doc, "results", results);
     int rc = kt_db_list(db, f, row_t4, results, diag);
     if (rc == KT_OK)
-        puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+        puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(doc);
     return rc;

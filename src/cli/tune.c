@@ -123,7 +123,7 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r)
                            both ? json_object_new_double(r->default_result.time_ms /
                                                          r->best.time_ms)
                                 : NULL);
-    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
 }

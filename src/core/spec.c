@@ -270,11 +270,13 @@ static int parse_param(loader *L, json_object *obj, size_t i)
     json_object *values;
     char vpath[160];
     snprintf(vpath, sizeof vpath, "%s.Values", path);
-    rc = get_key(L, obj, path, "Values", json_type_string, false, &values);
-    if (rc == KT_OK && !values)
-        rc = get_key(L, obj, path, "Values", json_type_array, true, &values);
-    if (rc == KT_OK)
-        rc = parse_values(L, p, values, vpath);
+    if (!json_object_object_get_ex(obj, "Values", &values) || !values)
+        return spec_error(L, vpath, "missing required key");
+    if (!json_object_is_type(values, json_type_string) &&
+        !json_object_is_type(values, json_type_array))
+        return spec_error(L, vpath, "expected a string or an array, found %s",
+                          json_kind(values));
+    rc = parse_values(L, p, values, vpath);
     if (rc == KT_OK)
         rc = parse_default(L, p, obj, path);
     return rc;
