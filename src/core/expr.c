@@ -41,7 +41,7 @@ static const struct {
     fn id;
     int min_args, max_args;
 } FUNCS[] = {
-    {"min", FN_MIN, 1, 255}, {"max", FN_MAX, 1, 255}, {"ceil", FN_CEIL, 1, 1},
+    {"min", FN_MIN, 2, 255}, {"max", FN_MAX, 2, 255}, {"ceil", FN_CEIL, 1, 1},
     {"floor", FN_FLOOR, 1, 1}, {"log2", FN_LOG2, 1, 1}, {"abs", FN_ABS, 1, 1},
     {"int", FN_INT, 1, 1}, {"float", FN_FLOAT, 1, 1}, {"sqrt", FN_SQRT, 1, 1},
 };
@@ -662,8 +662,9 @@ int kt_expr_compile(const char *src, const char *const *names, size_t nnames,
     advance(&p);
     int root = parse_expr(&p);
     if (p.err == KT_OK && p.cur.kind != T_END)
-        syntax_error(&p, p.cur.col, "unexpected '%.*s' after the expression",
-                     (int)p.cur.len, p.cur.start);
+        syntax_error(&p, p.cur.col, "unexpected %s'%.*s'%s",
+                     p.cur.kind == T_BAD ? "character " : "", (int)p.cur.len,
+                     p.cur.start, p.cur.kind == T_BAD ? "" : " after the expression");
     emitter e = {.p = &p};
     if (p.err == KT_OK && root >= 0)
         emit_node(&e, root);
