@@ -60,9 +60,10 @@ typedef struct kt_backend {
     /* Make a buffer read-only (true) or writable while kernels run, where
      * the backend can enforce it; NULL when it cannot. */
     int (*buffer_protect)(void *ctx, void *buf, size_t bytes, bool readonly);
-    /* Run the kernel reps times; times_ms[i] is call i's duration. */
-    int (*run)(void *ctx, void *kernel, void **args, int reps, double *times_ms,
-               kt_diag *diag);
+    /* Take reps samples; each times `inner` back-to-back calls and
+     * times_ms[i] is sample i's duration per call. */
+    int (*run)(void *ctx, void *kernel, void **args, int reps, int inner,
+               double *times_ms, kt_diag *diag);
 } kt_backend;
 
 /* The backend registered under name, or NULL. */

@@ -481,16 +481,17 @@ static int cpu_buffer_read(void *vctx, void *host, const void *buf, size_t bytes
     return KT_OK;
 }
 
-static int cpu_run(void *vctx, void *kernel, void **args, int reps, double *times_ms,
-                   kt_diag *diag)
+static int cpu_run(void *vctx, void *kernel, void **args, int reps, int inner,
+                   double *times_ms, kt_diag *diag)
 {
     (void)vctx;
     (void)diag;
     cpu_kernel *k = kernel;
     for (int r = 0; r < reps; r++) {
         double t0 = kt_now();
-        k->entry(args);
-        times_ms[r] = (kt_now() - t0) * 1e3;
+        for (int i = 0; i < inner; i++)
+            k->entry(args);
+        times_ms[r] = (kt_now() - t0) * 1e3 / inner;
     }
     return KT_OK;
 }

@@ -125,11 +125,11 @@ static void protect_inputs(child *ch, bool readonly)
             w->be->buffer_protect(w->be_ctx, ch->bufs[i], w->args.bytes[i], readonly);
 }
 
-static int run_protected(child *ch, void *kernel, int reps, double *times,
+static int run_protected(child *ch, void *kernel, int reps, int inner, double *times,
                          kt_diag *diag)
 {
     protect_inputs(ch, true);
-    int rc = ch->w->be->run(ch->w->be_ctx, kernel, ch->argv, reps, times, diag);
+    int rc = ch->w->be->run(ch->w->be_ctx, kernel, ch->argv, reps, inner, times, diag);
     protect_inputs(ch, false);
     return rc;
 }
@@ -179,6 +179,11 @@ static bool save_reference(child *ch, kt_result *r)
     return true;
 }
 
+/* Calls per sample: enough that one sample lasts about MIN_SAMPLE_MS, so
+ * the clock's own cost (tens of nanoseconds) stays out of short kernels'
+ * times. */
+#define MIN_SAMPLE_MS 0.05
+
 /* Repeat in batches until the timing is stable or a limit is reached.
  * ch->times holds the samples, then as many slots to sort a copy in. */
 static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
@@ -186,17 +191,20 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     const kt_measure_opts *o = &ch->w->opts;
     double *times = ch->times, *sorted = ch->times + o->max_reps;
     double warm;
-    if (run_protected(ch, kernel, 1, &warm, diag) != KT_OK)
+    if (run_protected(ch, kernel, 1, 1, &warm, diag) != KT_OK)
         return;
+    int inner = warm >= MIN_SAMPLE_MS ? 1
+                : warm <= MIN_SAMPLE_MS / 10000 ? 10000
+                                                : (int)ceil(MIN_SAMPLE_MS / warm);
     double e0 = kt_cpu_energy_j(), t0 = kt_now(), total_ms = 0;
     int reps = 0;
     kt_summary s;
     for (;;) {
         int k = o->max_reps - reps < 5 ? o->max_reps - reps : 5;
-        if (run_protected(ch, kernel, k, times + reps, diag) != KT_OK)
+        if (run_protected(ch, kernel, k, inner, times + reps, diag) != KT_OK)
             return;
         for (int i = 0; i < k; i++)
-            total_ms += times[reps + i];
+            total_ms += times[reps + i] * inner;
         reps += k;
         memcpy(sorted, times, (size_t)reps * sizeof *sorted);
         s = kt_summarize(sorted, (size_t)reps);
@@ -211,7 +219,7 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     r->min_ms = s.min;
     r->spread = s.spread;
     r->reps = reps;
-    r->energy_j = joules / reps;
+    r->energy_j = joules / ((double)reps * inner);
     r->power_w = joules / wall;
 }
 
@@ -228,7 +236,7 @@ static void child_eval(child *ch, const char *artifact, bool reference, kt_resul
     }
     prepare_outputs(ch);
     double once;
-    if (run_protected(ch, kernel, 1, &once, &diag) != KT_OK)
+    if (run_protected(ch, kernel, 1, 1, &once, &diag) != KT_OK)
         kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
     else if (reference ? save_reference(ch, r) : check_outputs(ch, r))
         r->status = KT_STATUS_OK;
