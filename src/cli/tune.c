@@ -52,6 +52,20 @@ static void format_duration(double s, char *out, size_t n)
         snprintf(out, n, "%d:%02d", (int)(s / 60), (int)fmod(s, 60));
 }
 
+/* A duration given in milliseconds, in the unit that suits it. */
+static const char *format_time(double ms, char *out, size_t n)
+{
+    if (!isfinite(ms))
+        snprintf(out, n, "none yet");
+    else if (ms < 1e-3)
+        snprintf(out, n, "%.4g ns", ms * 1e6);
+    else if (ms < 1)
+        snprintf(out, n, "%.4g us", ms * 1e3);
+    else
+        snprintf(out, n, "%.4g ms", ms);
+    return out;
+}
+
 /* One line, redrawn in place: bar, done/total, best so far, ETA. */
 static void draw_progress(void *user, const kt_progress *p)
 {
@@ -59,14 +73,11 @@ static void draw_progress(void *user, const kt_progress *p)
     enum { WIDTH = 24 };
     int filled = p->total ? (int)((double)WIDTH * (double)p->done / (double)p->total) : 0;
     char bar[WIDTH + 1], eta[16], best[32];
+    format_time(p->best_ms, best, sizeof best);
     for (int i = 0; i < WIDTH; i++)
         bar[i] = i < filled ? '#' : '.';
     bar[WIDTH] = '\0';
     format_duration(p->eta_s, eta, sizeof eta);
-    if (isfinite(p->best_ms))
-        snprintf(best, sizeof best, "%.4g ms", p->best_ms);
-    else
-        snprintf(best, sizeof best, "none yet");
     fprintf(stderr, "\r[%s] %llu/%llu  best %s  failed %llu  ETA %s   ", bar,
             (unsigned long long)p->done, (unsigned long long)p->total, best,
             (unsigned long long)p->failed, eta);
@@ -144,15 +155,18 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r)
         printf("no configuration ran correctly\n");
         return;
     }
-    printf("best     %s\n         %.4g ms median (min %.4g ms, spread %.1f%%)",
-           r->best_config, r->best.time_ms, r->best.min_ms, 100 * r->best.spread);
+    char t1[32], t2[32];
+    printf("best     %s\n         %s median (min %s, spread %.1f%%)", r->best_config,
+           format_time(r->best.time_ms, t1, sizeof t1),
+           format_time(r->best.min_ms, t2, sizeof t2), 100 * r->best.spread);
     double g = gflops(r, r->best.time_ms);
     if (isfinite(g))
         printf(", %.1f GFLOP/s", g);
     printf("\n");
     const kt_result *d = &r->default_result;
     if (d->status == KT_STATUS_OK) {
-        printf("default  %s\n         %.4g ms", r->default_config, d->time_ms);
+        printf("default  %s\n         %s", r->default_config,
+               format_time(d->time_ms, t1, sizeof t1));
         if (isfinite(gflops(r, d->time_ms)))
             printf(", %.1f GFLOP/s", gflops(r, d->time_ms));
         printf("\nspeed-up %.2fx over the default configuration\n",
