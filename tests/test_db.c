@@ -174,6 +174,44 @@ static void test_foreign_sqlite_file_is_refused(void)
     unlink(path);
 }
 
+static void test_corrupted_file_is_an_error_not_a_crash(void)
+{
+    char *path = temp_path("corrupt.db");
+    kt_db *db;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "x", .backend = "cpu", .fingerprint = "fp"};
+    int64_t dv, k, p;
+    CHECK(kt_db_device(db, &dev, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "k", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "N=1", &p, &d) == KT_OK);
+    for (int i = 0; i < 300; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "A=%d", i);
+        kt_result r = ok_result(i);
+        CHECK(kt_db_record(db, dv, k, p, key, &r, &d) == KT_OK);
+    }
+    kt_db_close(db);
+    /* scribble over every page after the first (the schema's) */
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, 0, SEEK_END) == 0);
+    long size = ftell(f);
+    CHECK(size > 8192 && fseek(f, 4096, SEEK_SET) == 0);
+    for (long i = 4096; i < size; i++)
+        fputc(0xA5, f);
+    fclose(f);
+    int rc = kt_db_open(path, &db, &d);
+    if (rc == KT_OK) {
+        kt_result got;
+        bool found;
+        rc = kt_db_lookup(db, dv, p, "A=7", &got, &found, &d);
+        kt_db_close(db);
+    }
+    CHECK(rc == KT_EDB || rc == KT_EFORMAT);
+    CHECK(strstr(d.msg, path) != NULL);
+    unlink(path);
+}
+
 static void test_unwritable_location_is_an_error(void)
 {
     kt_db *db = NULL;
@@ -189,6 +227,7 @@ static const kt_test TESTS[] = {
     KT_T(test_best_picks_fastest_ok_per_problem),
     KT_T(test_text_file_is_refused),
     KT_T(test_foreign_sqlite_file_is_refused),
+    KT_T(test_corrupted_file_is_an_error_not_a_crash),
     KT_T(test_unwritable_location_is_an_error),
 };
 KT_TEST_MAIN(TESTS)
