@@ -74,6 +74,22 @@ static const char *json_kind(json_object *v)
     return "a value";
 }
 
+/* Item i of the array at arrpath, which must be an object: its path goes
+ * into path, and its unknown keys are warned about.  NULL after an error. */
+static json_object *array_object(loader *L, json_object *arr, const char *arrpath,
+                                 size_t i, const char *const *known, char *path,
+                                 size_t pathlen)
+{
+    snprintf(path, pathlen, "%s[%zu]", arrpath, i);
+    json_object *o = json_object_array_get_idx(arr, i);
+    if (!json_object_is_type(o, json_type_object)) {
+        spec_error(L, path, "expected an object");
+        return NULL;
+    }
+    warn_unknown(L, o, path, known);
+    return o;
+}
+
 /* Fetch key from obj, checking its JSON type.  *out is NULL when the key is
  * absent and not required. */
 static int get_key(loader *L, json_object *obj, const char *keypath,
@@ -248,14 +264,14 @@ static int parse_default(loader *L, kt_param_spec *p, json_object *obj,
     return spec_error(L, path, "Default '%s' is not one of the Values", text);
 }
 
-static int parse_param(loader *L, json_object *obj, size_t i)
+static int parse_param(loader *L, json_object *arr, size_t i)
 {
     static const char *const known[] = {"Name", "Type", "Values", "Default", NULL};
     char path[128];
-    snprintf(path, sizeof path, "ConfigurationSpace.TuningParameters[%zu]", i);
-    if (!json_object_is_type(obj, json_type_object))
-        return spec_error(L, path, "expected an object");
-    warn_unknown(L, obj, path, known);
+    json_object *obj = array_object(L, arr, "ConfigurationSpace.TuningParameters", i,
+                                    known, path, sizeof path);
+    if (!obj)
+        return KT_ESPEC;
     kt_param_spec *p = &L->spec->params[i];
     const char *name, *type;
     int rc = get_string(L, obj, path, "Name", true, &name);
@@ -309,11 +325,10 @@ static int parse_problem(loader *L, json_object *cs)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         char path[96];
-        snprintf(path, sizeof path, "ConfigurationSpace.ProblemParameters[%zu]", i);
-        json_object *o = json_object_array_get_idx(arr, i), *d;
-        if (!json_object_is_type(o, json_type_object))
-            return spec_error(L, path, "expected an object");
-        warn_unknown(L, o, path, known);
+        json_object *d, *o = array_object(L, arr, "ConfigurationSpace.ProblemParameters",
+                                          i, known, path, sizeof path);
+        if (!o)
+            return KT_ESPEC;
         const char *name;
         if ((rc = get_string(L, o, path, "Name", true, &name)) != KT_OK ||
             (rc = get_key(L, o, path, "Default", json_type_double, true, &d)) != KT_OK)
@@ -374,11 +389,10 @@ static int parse_conditions(loader *L, json_object *cs)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         char path[96];
-        snprintf(path, sizeof path, "ConfigurationSpace.Conditions[%zu]", i);
-        json_object *o = json_object_array_get_idx(arr, i);
-        if (!json_object_is_type(o, json_type_object))
-            return spec_error(L, path, "expected an object");
-        warn_unknown(L, o, path, known);
+        json_object *o = array_object(L, arr, "ConfigurationSpace.Conditions", i, known,
+                                      path, sizeof path);
+        if (!o)
+            return KT_ESPEC;
         json_object *ignored;
         if ((rc = get_key(L, o, path, "Parameters", json_type_array, false,
                           &ignored)) != KT_OK ||
@@ -413,7 +427,7 @@ static int parse_space(loader *L, json_object *root)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         s->nparams = i + 1;
-        if ((rc = parse_param(L, json_object_array_get_idx(params, i), i)) != KT_OK)
+        if ((rc = parse_param(L, params, i)) != KT_OK)
             return rc;
     }
     if ((rc = parse_problem(L, cs)) != KT_OK || (rc = build_names(L)) != KT_OK)
@@ -486,14 +500,17 @@ static int check_problem_only(loader *L, const char *path, const kt_expr *e)
     return KT_OK;
 }
 
-static int parse_arg(loader *L, json_object *o, kt_arg *a, const char *path)
+static int parse_arg(loader *L, json_object *arr, size_t i)
 {
     static const char *const known[] = {"Name", "Type", "MemoryType", "AccessType",
                                         "FillType", "FillValue", "Size",
                                         "TypeSize", "RandomSeed", NULL};
-    if (!json_object_is_type(o, json_type_object))
-        return spec_error(L, path, "expected an object");
-    warn_unknown(L, o, path, known);
+    char path[96];
+    json_object *o = array_object(L, arr, "KernelSpecification.Arguments", i, known,
+                                  path, sizeof path);
+    if (!o)
+        return KT_ESPEC;
+    kt_arg *a = &L->spec->args[i];
     const char *name;
     int type = KT_DT_FLOAT, scalar = 0, access = KT_READ, fill = KT_FILL_RANDOM;
     json_object *seed;
@@ -557,11 +574,10 @@ static int parse_reference_args(loader *L, json_object *ks)
     size_t n = arr ? json_object_array_length(arr) : 0;
     for (size_t i = 0; i < n; i++) {
         char path[96];
-        snprintf(path, sizeof path, "KernelSpecification.ReferenceArguments[%zu]", i);
-        json_object *o = json_object_array_get_idx(arr, i), *thr;
-        if (!json_object_is_type(o, json_type_object))
-            return spec_error(L, path, "expected an object");
-        warn_unknown(L, o, path, known);
+        json_object *thr, *o = array_object(L, arr, "KernelSpecification.ReferenceArguments",
+                                            i, known, path, sizeof path);
+        if (!o)
+            return KT_ESPEC;
         const char *target, *fill;
         int method = KT_CHECK_RELATIVE;
         if ((rc = get_string(L, o, path, "TargetName", true, &target)) ||
@@ -601,11 +617,8 @@ static int parse_args(loader *L, json_object *ks)
     if (!(s->args = calloc(n ? n : 1, sizeof *s->args)))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        char path[96];
-        snprintf(path, sizeof path, "KernelSpecification.Arguments[%zu]", i);
         s->nargs = i + 1;
-        if ((rc = parse_arg(L, json_object_array_get_idx(arr, i), &s->args[i],
-                            path)) != KT_OK)
+        if ((rc = parse_arg(L, arr, i)) != KT_OK)
             return rc;
     }
     return parse_reference_args(L, ks);

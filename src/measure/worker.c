@@ -249,12 +249,13 @@ static void child_eval(child *ch, const char *artifact, bool reference, kt_resul
     w->be->unload(w->be_ctx, kernel);
 }
 
-/* Read exactly n bytes; false on end of file or error. */
-static bool read_all(int fd, void *buf, size_t n)
+/* Read or send exactly n bytes; false on end of file or error.  Sends
+ * never raise SIGPIPE: a dead peer is an ordinary outcome here. */
+static bool transfer(int fd, void *buf, size_t n, bool sending)
 {
     char *p = buf;
     while (n > 0) {
-        ssize_t k = read(fd, p, n);
+        ssize_t k = sending ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -265,19 +266,11 @@ static bool read_all(int fd, void *buf, size_t n)
     return true;
 }
 
+static bool read_all(int fd, void *buf, size_t n) { return transfer(fd, buf, n, false); }
+
 static bool send_all(int fd, const void *buf, size_t n)
 {
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
+    return transfer(fd, (void *)buf, n, true);
 }
 
 /* The child's whole life: set up, compute the reference if nobody has,

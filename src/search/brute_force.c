@@ -31,19 +31,11 @@ static int bf_propose(void *state, uint16_t *out, size_t max, size_t *n)
     return KT_OK;
 }
 
-static void bf_observe(void *state, const uint16_t *cfg, const kt_result *r)
-{
-    (void)state;
-    (void)cfg;
-    (void)r;
-}
-
 const kt_strategy kt_strategy_brute_force = {
     .abi = KT_STRATEGY_ABI,
     .name = "brute_force",
     .summary = "every valid configuration, in order",
     .init = bf_init,
     .propose = bf_propose,
-    .observe = bf_observe,
     .free = free,
 };

@@ -49,13 +49,6 @@ static int random_propose(void *state, uint16_t *out, size_t max, size_t *n)
     return KT_OK;
 }
 
-static void random_observe(void *state, const uint16_t *cfg, const kt_result *r)
-{
-    (void)state;
-    (void)cfg;
-    (void)r;
-}
-
 static void random_free(void *state)
 {
     random_state *s = state;
@@ -70,6 +63,5 @@ const kt_strategy kt_strategy_random = {
     .summary = "uniform random sampling without replacement",
     .init = random_init,
     .propose = random_propose,
-    .observe = random_observe,
     .free = random_free,
 };

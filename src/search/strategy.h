@@ -28,7 +28,8 @@ typedef struct kt_strategy {
     /* Write up to max configurations (n * nparams entries) into out; *n = 0
      * means the strategy has nothing more to propose. */
     int (*propose)(void *state, uint16_t *out, size_t max, size_t *n);
-    /* The result of a proposed configuration (may be NULL-op). */
+    /* The result of a proposed configuration; NULL when the strategy does
+     * not learn from results. */
     void (*observe)(void *state, const uint16_t *cfg, const kt_result *r);
     void (*free)(void *state);
 } kt_strategy;

@@ -210,57 +210,62 @@ static int step_done(kt_db *db, sqlite3_stmt *st, kt_diag *diag, const char *wha
     return rc == SQLITE_DONE ? KT_OK : db_error(db, diag, what);
 }
 
-/* Look a row up by (?1, ?2) with get, inserting it with put when absent.
- * ?1 is the text a, or the integer num when a is NULL; ?2 is the text b. */
+/* Step a lookup whose first column is an id: 1 found (*id set), 0 not
+ * found, or a negative error.  The statement is reset either way. */
+static int step_id(kt_db *db, sqlite3_stmt *st, int64_t *id, kt_diag *diag)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    return rc == SQLITE_DONE ? 0 : db_error(db, diag, "lookup failed");
+}
+
+/* Run an insert and give the new row's id. */
+static int insert_id(kt_db *db, sqlite3_stmt *st, int64_t *id, kt_diag *diag)
+{
+    int rc = step_done(db, st, diag, "insert failed");
+    *id = sqlite3_last_insert_rowid(db->conn);
+    return rc;
+}
+
+/* Bind ?1 (the text a, or the integer num when a is NULL) and ?2 (text b). */
+static void bind_pair(sqlite3_stmt *st, int64_t num, const char *a, const char *b)
+{
+    if (a)
+        sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_int64(st, 1, num);
+    sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+}
+
+/* Look a row up by (?1, ?2) with get, inserting it with put when absent. */
 static int get_or_put(kt_db *db, int get, int put, int64_t num, const char *a,
                       const char *b, int64_t *id, kt_diag *diag)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        sqlite3_stmt *st = db->st[pass == 0 ? get : put];
-        if (a)
-            sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_int64(st, 1, num);
-        sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
-        if (pass == 1) {
-            int rc = step_done(db, st, diag, "insert failed");
-            *id = sqlite3_last_insert_rowid(db->conn);
-            return rc;
-        }
-        int rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-            *id = sqlite3_column_int64(st, 0);
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-        if (rc == SQLITE_ROW)
-            return KT_OK;
-        if (rc != SQLITE_DONE)
-            return db_error(db, diag, "lookup failed");
-    }
-    return KT_OK;
+    bind_pair(db->st[get], num, a, b);
+    int found = step_id(db, db->st[get], id, diag);
+    if (found != 0)
+        return found > 0 ? KT_OK : found;
+    bind_pair(db->st[put], num, a, b);
+    return insert_id(db, db->st[put], id, diag);
 }
 
 int kt_db_device(kt_db *db, const kt_device_info *dev, int64_t *id, kt_diag *diag)
 {
     /* Devices are found by fingerprint alone: its name is only a label. */
-    sqlite3_stmt *get = db->st[ST_DEVICE_GET];
+    sqlite3_stmt *get = db->st[ST_DEVICE_GET], *put = db->st[ST_DEVICE_PUT];
     sqlite3_bind_text(get, 1, dev->fingerprint, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(get);
-    if (rc == SQLITE_ROW)
-        *id = sqlite3_column_int64(get, 0);
-    sqlite3_reset(get);
-    sqlite3_clear_bindings(get);
-    if (rc == SQLITE_ROW)
-        return KT_OK;
-    if (rc != SQLITE_DONE)
-        return db_error(db, diag, "device lookup failed");
-    sqlite3_stmt *put = db->st[ST_DEVICE_PUT];
+    int found = step_id(db, get, id, diag);
+    if (found != 0)
+        return found > 0 ? KT_OK : found;
     sqlite3_bind_text(put, 1, dev->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(put, 2, dev->backend, -1, SQLITE_STATIC);
     sqlite3_bind_text(put, 3, dev->fingerprint, -1, SQLITE_STATIC);
-    rc = step_done(db, put, diag, "cannot store the device");
-    *id = sqlite3_last_insert_rowid(db->conn);
-    return rc;
+    return insert_id(db, put, id, diag);
 }
 
 int kt_db_kernel(kt_db *db, const char *name, const char *source_hash, int64_t *id,

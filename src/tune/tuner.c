@@ -160,7 +160,8 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
         if (!(rep->best_config = kt_strdup(key)))
             return kt_fail(r->diag, KT_ENOMEM, "out of memory");
     }
-    r->strategy->observe(r->strategy_state, cfg, res);
+    if (r->strategy->observe)
+        r->strategy->observe(r->strategy_state, cfg, res);
     if (r->opts->progress) {
         uint64_t done = rep->measured + rep->cached;
         double elapsed = kt_now() - r->start;
