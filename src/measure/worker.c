@@ -278,6 +278,8 @@ static bool send_all(int fd, const void *buf, size_t n)
 static void child_main(kt_worker *w, int fd)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* A kernel that prints must not corrupt the tuner's stdout (--json). */
+    dup2(STDERR_FILENO, STDOUT_FILENO);
     child ch = {.w = w};
     kt_diag diag = {{0}};
     kt_result r = {.status = KT_STATUS_OK};

@@ -13,7 +13,7 @@ pass "usage and --help"
 expect_fail 1 "cannot open '/nonexistent.json'" "$KTUNE" space /nonexistent.json
 printf '{\n  "ConfigurationSpace": {\n    "TuningParameters": [\n' >"$TMP/cut.json"
 expect_fail 1 "cut.json:4:[0-9]+: invalid JSON" "$KTUNE" space "$TMP/cut.json"
-sed 's/"Values": "\[0, 1, 2, 3, 4, 5, 6, 7\]"/"Values": 7/' "$SPEC" >"$TMP/bad.json"
+sed 's/"Values": "\[0, 1, 2, 3, 4, 5, 6, 7, 8\]"/"Values": 7/' "$SPEC" >"$TMP/bad.json"
 cp tests/kernels/faulty.c tests/kernels/faulty_ref.c "$TMP/"
 expect_fail 1 "TuningParameters\[0\]\.Values: expected a string or an array, found a number" \
     "$KTUNE" space "$TMP/bad.json"

@@ -4,14 +4,17 @@
 SPEC=tests/kernels/faulty.json
 
 n=$("$KTUNE" space "$SPEC" --problem N=2000 --count)
-[ "$n" = 16 ] || fail "space count $n, wanted 16"
+[ "$n" = 18 ] || fail "space count $n, wanted 18"
 pass "space --count"
 
 "$KTUNE" tune "$SPEC" --problem N=2000 --strategy brute_force --db "$TMP/t.db" \
     --timeout 2 --cache "$TMP/cache" --json >"$TMP/run1.json"
 [ "$(json_get "$TMP/run1.json" measured)" = "$n" ] || fail "first run: $(cat "$TMP/run1.json")"
 [ "$(json_get "$TMP/run1.json" space_size)" = "$n" ] || fail "space_size differs"
-grep -q '"MODE": 0' "$TMP/run1.json" || fail "best is not a correct configuration"
+grep -Eq '"MODE": [08]' "$TMP/run1.json" || fail "best is not a correct configuration"
+# stdout is one JSON object, even though one kernel prints
+[ "$(head -n 1 "$TMP/run1.json")" = "{" ] && [ "$(tail -n 1 "$TMP/run1.json")" = "}" ] ||
+    fail "stdout is not just the JSON object: $(head -n 3 "$TMP/run1.json")"
 grep -q '"time_ms"' "$TMP/run1.json" || fail "no best.time_ms"
 pass "tune --json measures every configuration"
 
@@ -23,11 +26,11 @@ pass "second run measures nothing"
 
 "$KTUNE" tune "$SPEC" --problem N=2000 --db "$TMP/t.db" --timeout 2 \
     --cache "$TMP/cache" >"$TMP/text.out"
-grep -q "^best     MODE=0" "$TMP/text.out" || fail "text report: $(cat "$TMP/text.out")"
+grep -Eq "^best     MODE=[08]" "$TMP/text.out" || fail "text report: $(cat "$TMP/text.out")"
 grep -q "speed-up" "$TMP/text.out" || fail "no speed-up line"
 pass "text report"
 
-"$KTUNE" db best --db "$TMP/t.db" | grep -q "MODE=0" || fail "db best"
+"$KTUNE" db best --db "$TMP/t.db" | grep -Eq "MODE=[08]" || fail "db best"
 [ "$("$KTUNE" db list --db "$TMP/t.db" | wc -l)" = "$n" ] || fail "db list"
 "$KTUNE" db export csv --db "$TMP/t.db" >"$TMP/x.csv"
 [ "$(wc -l <"$TMP/x.csv")" = $((n + 1)) ] || fail "csv rows"

@@ -4,6 +4,7 @@
  *   1 segfaults          5 writes into its read-only input
  *   2 never returns      6 writes past the end of its output
  *   3 computes wrongly   7 leaves the last output element unwritten
+ *   8 correct, but prints to stdout on its first call
  * VARIANT changes nothing but the loop shape: it gives the space two
  * correct configurations. */
 #ifndef MODE
@@ -16,6 +17,9 @@
 #if MODE == 4
 #error "this configuration is broken on purpose"
 #endif
+#if MODE == 8
+#include <stdio.h>
+#endif
 
 void scale(int n, const float *x, float *y)
 {
@@ -27,6 +31,10 @@ void scale(int n, const float *x, float *y)
         __asm__ volatile("");
 #elif MODE == 5
     ((float *)x)[0] = 0.0f;
+#elif MODE == 8
+    static int said;
+    if (!said++)
+        printf("noise from a kernel\n");
 #endif
     int end = n;
 #if MODE == 6
