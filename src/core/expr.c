@@ -46,6 +46,25 @@ static const struct {
     {"int", FN_INT, 1, 1}, {"float", FN_FLOAT, 1, 1}, {"sqrt", FN_SQRT, 1, 1},
 };
 
+/* Python's a % b (b != 0).  Whole numbers take the integer unit, several
+ * times faster than fmod, which conditions like "MC % MR == 0" hit all the
+ * time; the answers are identical. */
+static double int_mod(double a, double b)
+{
+    const double exact = 9007199254740992.0; /* 2^53 */
+    double r;
+    if (fabs(a) <= exact && fabs(b) <= exact && a == (double)(int64_t)a &&
+        b == (double)(int64_t)b) {
+        int64_t m = (int64_t)a % (int64_t)b;
+        r = (double)m;
+    } else {
+        r = fmod(a, b);
+    }
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
 /* a (op) b; false on a domain error (division by zero, NaN, overflow). */
 static bool apply_binary(op o, double a, double b, double *out)
 {
@@ -67,9 +86,7 @@ static bool apply_binary(op o, double a, double b, double *out)
     case OP_MOD: /* Python: the result takes the sign of the divisor */
         if (b == 0)
             return false;
-        r = fmod(a, b);
-        if (r != 0 && ((r < 0) != (b < 0)))
-            r += b;
+        r = int_mod(a, b);
         break;
     case OP_POW:
         if (a == 0 && b < 0)
