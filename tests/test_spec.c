@@ -182,6 +182,20 @@ static void test_missing_kernel_file_is_an_error(void)
     CHECK(strstr(d.msg, "/nonexistent/spec.json") != NULL);
 }
 
+static void test_space_only_spec_needs_no_kernel(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    CHECK(load_text("{\"ConfigurationSpace\": {\"TuningParameters\": [" P1 "]},"
+                    " \"KernelSpecification\": {\"Language\": \"None\","
+                    " \"KernelName\": \"ConvAsm1x1U\"}}",
+                    &spec, &d) == KT_OK);
+    CHECK(spec->language == KT_LANG_NONE);
+    CHECK(spec->kernel_file == NULL && spec->nargs == 0);
+    CHECK_STR(spec->name, "ConvAsm1x1U");
+    kt_spec_free(spec);
+}
+
 static void test_garbage_never_crashes(void)
 {
     /* Random mutations of a valid spec: any outcome but a crash is fine. */
@@ -218,6 +232,7 @@ static const kt_test TESTS[] = {
     KT_T(test_bad_conditions_name_key_and_column),
     KT_T(test_arguments_are_checked),
     KT_T(test_missing_kernel_file_is_an_error),
+    KT_T(test_space_only_spec_needs_no_kernel),
     KT_T(test_garbage_never_crashes),
 };
 KT_TEST_MAIN(TESTS)

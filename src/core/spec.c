@@ -458,7 +458,8 @@ static const name_code CHECKS[] = {
     {"SideBySideComparison", KT_CHECK_ABSOLUTE},
     {"SideBySideRelativeComparison", KT_CHECK_RELATIVE}};
 static const name_code LANGUAGES[] = {
-    {"C", KT_LANG_C}, {"CUDA", KT_LANG_CUDA}, {"OpenCL", KT_LANG_OPENCL}};
+    {"C", KT_LANG_C}, {"CUDA", KT_LANG_CUDA}, {"OpenCL", KT_LANG_OPENCL},
+    {"None", KT_LANG_NONE}};
 
 /* Map the string at key to a code through table; absent keeps *out. */
 static int get_enum(loader *L, json_object *obj, const char *keypath,
@@ -648,7 +649,8 @@ static int parse_grid(loader *L, json_object *ks, const char *key, kt_expr **dim
     char path[64];
     snprintf(path, sizeof path, "KernelSpecification.%s", key);
     json_object *g;
-    bool required = L->spec->language != KT_LANG_C;
+    bool required = L->spec->language == KT_LANG_CUDA ||
+                    L->spec->language == KT_LANG_OPENCL;
     int rc = get_key(L, ks, "KernelSpecification", key, json_type_object, required, &g);
     if (rc != KT_OK || !g)
         return rc;
@@ -719,13 +721,15 @@ static int parse_kernel(loader *L, json_object *root)
     const char *name, *file;
     if ((rc = get_enum(L, ks, kp, "Language", true, LANGUAGES,
                        KT_ARRAY_LEN(LANGUAGES), &lang)) ||
-        (rc = get_string(L, ks, kp, "KernelName", true, &name)) ||
-        (rc = get_string(L, ks, kp, "KernelFile", true, &file)))
+        (rc = get_string(L, ks, kp, "KernelName", true, &name)))
         return rc;
     s->language = (kt_language)lang;
     if (!(s->kernel_name = kt_strdup(name)))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
-    if ((rc = load_source(L, "KernelSpecification.KernelFile", file, &s->kernel_file,
+    if (s->language == KT_LANG_NONE) /* a space only: nothing to compile or call */
+        return KT_OK;
+    if ((rc = get_string(L, ks, kp, "KernelFile", true, &file)) ||
+        (rc = load_source(L, "KernelSpecification.KernelFile", file, &s->kernel_file,
                           &s->kernel_source)) ||
         (rc = parse_options(L, ks)) ||
         (rc = parse_grid(L, ks, "GlobalSize", s->global)) ||

@@ -5,6 +5,7 @@
  * it can act on and adds these clearly named extensions (docs/SPEC.md):
  *   KernelSpecification.Language "C"          CPU kernels built by the
  *                                               system compiler;
+ *   KernelSpecification.Language "None"       a space without a kernel;
  *   ConfigurationSpace.ProblemParameters       [{"Name","Default"}]: named
  *                                               problem sizes, also visible
  *                                               as ProblemSize[i];
@@ -24,7 +25,12 @@
 #include "core/expr.h"
 #include "ktune.h"
 
-typedef enum kt_language { KT_LANG_C, KT_LANG_CUDA, KT_LANG_OPENCL } kt_language;
+/* KT_LANG_NONE: a space-only spec (extension "Language": "None"): tuning
+ * parameters, conditions and problem parameters for data measured
+ * elsewhere (an imported MIOpen database); there is no kernel to run. */
+typedef enum kt_language {
+    KT_LANG_C, KT_LANG_CUDA, KT_LANG_OPENCL, KT_LANG_NONE
+} kt_language;
 
 /* Element types of kernel arguments. */
 typedef enum kt_dtype {

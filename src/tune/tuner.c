@@ -101,6 +101,9 @@ static int setup(run *r)
     if (!(r->strategy = kt_strategy_find(name)))
         return kt_fail(r->diag, KT_EINVAL, "unknown strategy '%s' (see 'ktune tune "
                        "--help')", name);
+    if (spec->language == KT_LANG_NONE)
+        return kt_fail(r->diag, KT_EINVAL, "%s: the spec describes a space only "
+                       "(\"Language\": \"None\"); there is no kernel to run", spec->path);
     if (!(r->be = kt_backend_for(spec->language)))
         return kt_fail(r->diag, KT_EBACKEND, "%s: no backend here runs this kernel's "
                        "language", spec->path);
