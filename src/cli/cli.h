@@ -12,6 +12,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 int cli_tune(int argc, char **argv);
 int cli_space(int argc, char **argv);
 int cli_db(int argc, char **argv);
+int cli_import(int argc, char **argv);
 
 /* "ktune: error: <msg>" on stderr; returns CLI_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -39,7 +39,7 @@ static int row_text(void *user, const kt_db_row *row)
     const kt_result *r = &row->result;
     printf("%s  %s  %s  %s  %s", row->kernel, row->problem, row->config,
            kt_status_name(r->status), row->device);
-    if (r->status == KT_STATUS_OK)
+    if (r->status == KT_STATUS_OK && !isnan(r->time_ms))
         printf("  %.4g ms (spread %.1f%%)", r->time_ms, 100 * r->spread);
     else if (r->detail[0])
         printf("  %s", r->detail);

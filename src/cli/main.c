@@ -18,6 +18,7 @@ static const command COMMANDS[] = {
     {"tune", cli_tune, "measure configurations of a kernel and keep the best"},
     {"space", cli_space, "count or list the valid configurations of a spec"},
     {"db", cli_db, "query and export the results database"},
+    {"import", cli_import, "bring measurements made elsewhere into the database"},
 };
 
 int cli_error(const char *fmt, ...)

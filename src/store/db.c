@@ -94,28 +94,33 @@ static int pragma_int(kt_db *db, const char *sql, int *out)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? KT_OK : KT_EDB;
 }
 
+/* Run SQL without results (schema, transactions). */
+static int exec(kt_db *db, const char *sql, kt_diag *diag)
+{
+    char *err = NULL;
+    if (sqlite3_exec(db->conn, sql, NULL, NULL, &err) == SQLITE_OK)
+        return KT_OK;
+    kt_fail(diag, KT_EDB, "%s: %s", db->path, err ? err : sqlite3_errmsg(db->conn));
+    sqlite3_free(err);
+    return KT_EDB;
+}
+
 static int create_schema(kt_db *db, kt_diag *diag)
 {
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas,
              "PRAGMA application_id = %d; PRAGMA user_version = %d;",
              KT_DB_APP_ID, KT_DB_VERSION);
-    char *err = NULL;
-    int rc = sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, &err);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db->conn, SCHEMA, NULL, NULL, &err);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db->conn, pragmas, NULL, NULL, &err);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, &err);
-    if (rc != SQLITE_OK) {
-        kt_fail(diag, KT_EDB, "%s: cannot create the schema: %s", db->path,
-                err ? err : sqlite3_errmsg(db->conn));
-        sqlite3_free(err);
-        sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
-        return KT_EDB;
-    }
-    return KT_OK;
+    int rc = exec(db, "BEGIN IMMEDIATE", diag);
+    if (rc == KT_OK)
+        rc = exec(db, SCHEMA, diag);
+    if (rc == KT_OK)
+        rc = exec(db, pragmas, diag);
+    if (rc == KT_OK)
+        rc = exec(db, "COMMIT", diag);
+    if (rc != KT_OK)
+        exec(db, "ROLLBACK", NULL);
+    return rc;
 }
 
 /* Accept an empty file (create the schema) or one of ours of a version we
@@ -357,6 +362,12 @@ int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
     bind_real(st, 14, r->max_error);
     return step_done(db, st, diag, "cannot store the measurement");
 }
+
+int kt_db_begin(kt_db *db, kt_diag *diag) { return exec(db, "BEGIN IMMEDIATE", diag); }
+int kt_db_commit(kt_db *db, kt_diag *diag) { return exec(db, "COMMIT", diag); }
+void kt_db_rollback(kt_db *db) { exec(db, "ROLLBACK", NULL); }
+
+int64_t kt_db_changes(kt_db *db) { return sqlite3_total_changes64(db->conn); }
 
 int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n, kt_diag *diag)
 {

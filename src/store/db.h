@@ -74,6 +74,15 @@ int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
 int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
                kt_diag *diag);
 
+/* Group many writes into one transaction (bulk imports); kt_db_record
+ * inside it commits nothing until kt_db_commit. */
+int kt_db_begin(kt_db *db, kt_diag *diag);
+int kt_db_commit(kt_db *db, kt_diag *diag);
+void kt_db_rollback(kt_db *db);
+
+/* Rows inserted, updated or deleted since the database was opened. */
+int64_t kt_db_changes(kt_db *db);
+
 /* Number of measurements stored for (device, problem). */
 int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n,
                 kt_diag *diag);

@@ -17,7 +17,8 @@
 #include "store/db.h"
 
 typedef struct kt_import_stats {
-    uint64_t rows;       /* perf_db rows stored */
+    uint64_t rows;       /* perf_db rows read */
+    uint64_t added;      /* of those, new to the database */
     uint64_t solvers;    /* distinct solvers */
     uint64_t named;      /* rows whose solver has known parameter names */
     char device[64];     /* the device name used */

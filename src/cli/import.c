@@ -1,0 +1,55 @@
+/* import.c - `ktune import miopen`: bring an MIOpen performance database
+ * into ktune's results database, for training the predictor. */
+#include "cli/cli.h"
+#include "store/miopen.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: ktune import miopen PERFDB [--db FILE] [--device NAME]\n\n"
+    "Store every row of an MIOpen performance database (the SQLite file, or\n"
+    "the .bz2 MIOpen ships) as a measurement: device NAME (default: the file's\n"
+    "name, e.g. gfx906_60), kernel = the solver, problem = the convolution's\n"
+    "fields, configuration = the solver's tuning parameters, named for\n"
+    "ConvAsm1x1U, ConvOclDirectFwd1x1, ConvAsmBwdWrW1x1 and ConvAsmBwdWrW3x3.\n"
+    "Importing the same file again adds nothing.\n\n"
+    "  --db FILE           results database (default ktune.db)\n"
+    "  --device NAME       the device name to store\n"
+    "  --help              this text\n";
+
+int cli_import(int argc, char **argv)
+{
+    static const struct option LONG[] = {{"db", required_argument, 0, 'd'},
+                                         {"device", required_argument, 0, 'D'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *path = "ktune.db", *device = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+        switch (c) {
+        case 'd': path = optarg; break;
+        case 'D': device = optarg; break;
+        case 'h': fputs(USAGE, stdout); return CLI_OK;
+        default: return CLI_USAGE;
+        }
+    }
+    if (optind + 2 != argc || strcmp(argv[optind], "miopen") != 0)
+        return cli_usage_error("import", "expected 'miopen PERFDB'");
+    kt_diag diag = {{0}};
+    kt_db *db = NULL;
+    kt_import_stats st;
+    int rc = kt_db_open(path, &db, &diag);
+    if (rc == KT_OK)
+        rc = kt_miopen_import(argv[optind + 1], db, device, &st, &diag);
+    kt_db_close(db);
+    if (rc != KT_OK)
+        return cli_error("%s", diag.msg);
+    printf("read %llu rows of %llu solvers (%llu with named parameters); %llu new in "
+           "%s as device %s\n", (unsigned long long)st.rows,
+           (unsigned long long)st.solvers, (unsigned long long)st.named,
+           (unsigned long long)st.added, path, st.device);
+    return CLI_OK;
+}
