@@ -1,0 +1,308 @@
+/* dataset.c - tokenise the results store's ok measurements of one kernel
+ * into the predictor's input and output sentences (see dataset.h). */
+#include "ml/dataset.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------- vocabularies */
+
+uint16_t kt_vocab_find(const kt_vocab *v, const char *w)
+{
+    for (size_t i = 1; i < v->n; i++)
+        if (strcmp(v->words[i], w) == 0)
+            return (uint16_t)i;
+    return 0;
+}
+
+int kt_vocab_add(kt_vocab *v, const char *w, uint16_t *tok)
+{
+    if (v->n == 0) { /* token 0 is the unknown word */
+        if (!(v->words = malloc(sizeof *v->words)) || !(v->words[0] = kt_strdup("<unk>")))
+            return KT_ENOMEM;
+        v->n = 1;
+    }
+    *tok = kt_vocab_find(v, w);
+    if (*tok)
+        return KT_OK;
+    if (v->n > UINT16_MAX)
+        return KT_ERANGE;
+    char **g = realloc(v->words, (v->n + 1) * sizeof *g);
+    if (!g)
+        return KT_ENOMEM;
+    v->words = g;
+    if (!(g[v->n] = kt_strdup(w)))
+        return KT_ENOMEM;
+    *tok = (uint16_t)v->n++;
+    return KT_OK;
+}
+
+void kt_vocab_clear(kt_vocab *v)
+{
+    for (size_t i = 0; i < v->n; i++)
+        free(v->words[i]);
+    free(v->words);
+    *v = (kt_vocab){0};
+}
+
+/* ------------------------------------------------------------------ keys */
+
+void kt_key_fields_free(char **names, char **values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(names ? names[i] : NULL);
+        free(values ? values[i] : NULL);
+    }
+    free(names);
+    free(values);
+}
+
+int kt_key_fields(const char *key, char ***names, char ***values, size_t *n)
+{
+    size_t cap = 1;
+    for (const char *c = key; *c; c++)
+        cap += *c == ',';
+    *names = calloc(cap, sizeof **names);
+    *values = calloc(cap, sizeof **values);
+    *n = 0;
+    if (!*names || !*values) {
+        kt_key_fields_free(*names, *values, 0);
+        return KT_ENOMEM;
+    }
+    for (const char *s = key; *s;) {
+        size_t len = strcspn(s, ",");
+        const char *eq = memchr(s, '=', len);
+        if (!eq) {
+            kt_key_fields_free(*names, *values, *n);
+            return KT_EINVAL;
+        }
+        (*names)[*n] = kt_strndup(s, (size_t)(eq - s));
+        (*values)[*n] = kt_strndup(eq + 1, len - (size_t)(eq - s) - 1);
+        if (!(*names)[*n] || !(*values)[(*n)++]) {
+            kt_key_fields_free(*names, *values, *n);
+            return KT_ENOMEM;
+        }
+        s += len + (s[len] == ',');
+    }
+    return KT_OK;
+}
+
+/* --------------------------------------------------------------- loading */
+
+typedef struct loader {
+    kt_dataset *d;
+    char **where_names, **where_values;
+    size_t nwhere;
+    size_t cap;
+    int err;
+    kt_diag *diag;
+} loader;
+
+static bool matches(const loader *L, char **names, char **values, size_t n)
+{
+    for (size_t w = 0; w < L->nwhere; w++) {
+        bool hit = false;
+        for (size_t i = 0; i < n && !hit; i++)
+            hit = strcmp(names[i], L->where_names[w]) == 0 &&
+                  strcmp(values[i], L->where_values[w]) == 0;
+        if (!hit)
+            return false;
+    }
+    return true;
+}
+
+/* Take the field names of the first sample; check later ones against them. */
+static int check_names(loader *L, char ***names, char **got, size_t n, size_t *want,
+                       const char *key, const char *what)
+{
+    if (!*names) {
+        *names = got;
+        *want = n;
+        return KT_OK;
+    }
+    bool same = n == *want;
+    for (size_t i = 0; same && i < n; i++)
+        same = strcmp((*names)[i], got[i]) == 0;
+    kt_key_fields_free(got, NULL, n);
+    return same ? KT_OK
+                : kt_fail(L->diag, KT_EFORMAT, "%s '%s' has other fields than the "
+                          "first one of kernel '%s'", what, key, L->d->kernel);
+}
+
+static int grow(loader *L)
+{
+    kt_dataset *d = L->d;
+    if (d->n < L->cap)
+        return KT_OK;
+    size_t cap = L->cap ? 2 * L->cap : 256;
+    uint16_t *x = realloc(d->x, cap * d->nin * sizeof *x);
+    if (x)
+        d->x = x;
+    double *xn = x ? realloc(d->xnum, cap * d->nin * sizeof *xn) : NULL;
+    if (xn)
+        d->xnum = xn;
+    uint16_t *y = xn ? realloc(d->y, cap * d->nout * sizeof *y) : NULL;
+    if (y)
+        d->y = y;
+    char **p = y ? realloc(d->problem, cap * sizeof *p) : NULL;
+    if (!p)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    d->problem = p;
+    L->cap = cap;
+    return KT_OK;
+}
+
+static int tokenise(loader *L, char **vals, size_t n, kt_vocab *vocab, uint16_t *out,
+                    double *num)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (kt_vocab_add(&vocab[i], vals[i], &out[i]) != KT_OK)
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory building a vocabulary");
+        if (num) {
+            char *end;
+            double v = strtod(vals[i], &end);
+            num[i] = *end == '\0' && end != vals[i] ? v : NAN;
+        }
+    }
+    return KT_OK;
+}
+
+/* One stored row into the next sample. */
+static int add_row(loader *L, const kt_db_row *row)
+{
+    kt_dataset *d = L->d;
+    char **pn, **pv, **cn, **cv;
+    size_t np, nc;
+    if (kt_key_fields(row->problem, &pn, &pv, &np) != KT_OK ||
+        kt_key_fields(row->config, &cn, &cv, &nc) != KT_OK)
+        return kt_fail(L->diag, KT_EFORMAT, "unreadable key in '%s' / '%s'",
+                       row->problem, row->config);
+    int rc = KT_OK;
+    if (!matches(L, pn, pv, np)) {
+        kt_key_fields_free(pn, pv, np);
+        kt_key_fields_free(cn, cv, nc);
+        return KT_OK;
+    }
+    bool first = d->in_names == NULL;
+    /* each call keeps or frees its names, so both always run */
+    rc = check_names(L, &d->in_names, pn, np, &d->nin, row->problem, "problem");
+    int rc2 = check_names(L, &d->out_names, cn, nc, &d->nout, row->config,
+                          "configuration");
+    rc = rc != KT_OK ? rc : rc2;
+    if (rc == KT_OK && first && (!(d->in_vocab = calloc(np, sizeof *d->in_vocab)) ||
+                                 !(d->out_vocab = calloc(nc, sizeof *d->out_vocab))))
+        rc = kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK)
+        rc = grow(L);
+    if (rc == KT_OK)
+        rc = tokenise(L, pv, np, d->in_vocab, d->x + d->n * d->nin, d->xnum + d->n * d->nin);
+    if (rc == KT_OK)
+        rc = tokenise(L, cv, nc, d->out_vocab, d->y + d->n * d->nout, NULL);
+    if (rc == KT_OK && !(d->problem[d->n] = kt_strdup(row->problem)))
+        rc = kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    d->n += rc == KT_OK;
+    kt_key_fields_free(NULL, pv, np);
+    kt_key_fields_free(NULL, cv, nc);
+    return rc;
+}
+
+static int visit_row(void *user, const kt_db_row *row)
+{
+    loader *L = user;
+    L->err = add_row(L, row);
+    return L->err != KT_OK;
+}
+
+int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
+                    kt_dataset **out, kt_diag *diag)
+{
+    *out = NULL;
+    loader L = {.d = calloc(1, sizeof(kt_dataset)), .diag = diag};
+    if (!L.d || !(L.d->kernel = kt_strdup(kernel))) {
+        free(L.d);
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    }
+    int rc = KT_OK;
+    if (kt_key_fields(where ? where : "", &L.where_names, &L.where_values, &L.nwhere))
+        rc = kt_fail(diag, KT_EINVAL, "--where '%s' is not NAME=VALUE,...", where);
+    kt_db_filter f = {.kernel = kernel, .ok_only = true};
+    if (rc == KT_OK)
+        rc = kt_db_list(db, &f, visit_row, &L, diag);
+    if (rc == KT_OK)
+        rc = L.err;
+    if (rc == KT_OK && L.d->n == 0)
+        rc = kt_fail(diag, KT_ENOTFOUND, "no ok measurement of kernel '%s'%s%s", kernel,
+                     where && *where ? " where " : "", where && *where ? where : "");
+    kt_key_fields_free(L.where_names, L.where_values, L.nwhere);
+    if (rc != KT_OK) {
+        kt_dataset_free(L.d);
+        return rc;
+    }
+    *out = L.d;
+    return KT_OK;
+}
+
+void kt_dataset_free(kt_dataset *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; d->in_vocab && i < d->nin; i++)
+        kt_vocab_clear(&d->in_vocab[i]);
+    for (size_t i = 0; d->out_vocab && i < d->nout; i++)
+        kt_vocab_clear(&d->out_vocab[i]);
+    kt_key_fields_free(d->in_names, NULL, d->in_names ? d->nin : 0);
+    kt_key_fields_free(d->out_names, NULL, d->out_names ? d->nout : 0);
+    for (size_t i = 0; i < d->n; i++)
+        free(d->problem[i]);
+    free(d->problem);
+    free(d->in_vocab);
+    free(d->out_vocab);
+    free(d->x);
+    free(d->xnum);
+    free(d->y);
+    free(d->kernel);
+    free(d);
+}
+
+/* ----------------------------------------------------------------- split */
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+int kt_dataset_split(const kt_dataset *d, double holdout, uint64_t seed,
+                     size_t **train, size_t *ntrain, size_t **test, size_t *ntest)
+{
+    size_t n = d->n, nt = (size_t)llround(holdout * (double)n);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    *train = malloc((n - nt ? n - nt : 1) * sizeof **train);
+    *test = malloc((nt ? nt : 1) * sizeof **test);
+    if (!perm || !*train || !*test) {
+        free(perm);
+        free(*train);
+        free(*test);
+        return KT_ENOMEM;
+    }
+    kt_rng rng;
+    kt_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
+        size_t j = (size_t)kt_rng_below(&rng, i);
+        size_t t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+    memcpy(*test, perm, nt * sizeof *perm);
+    memcpy(*train, perm + nt, (n - nt) * sizeof *perm);
+    qsort(*test, nt, sizeof **test, cmp_size);
+    qsort(*train, n - nt, sizeof **train, cmp_size);
+    *ntest = nt;
+    *ntrain = n - nt;
+    free(perm);
+    return KT_OK;
+}

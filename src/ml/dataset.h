@@ -1,0 +1,58 @@
+/* dataset.h - training data for the predictor, read from the results store.
+ *
+ * The paper's framing: a problem descriptor is a sentence (one token per
+ * field) and the kernel's tuning parameters are its translation (one token
+ * per parameter).  A kt_dataset holds, for one kernel, every stored ok
+ * measurement as input tokens (one vocabulary per descriptor field, token 0
+ * meaning "unknown"), numeric inputs for models that want numbers (NAN for
+ * non-numeric fields), and output tokens (one vocabulary per position).
+ */
+#ifndef KT_DATASET_H
+#define KT_DATASET_H
+
+#include "store/db.h"
+
+/* The distinct strings of one field; words[0] is "<unk>" (token 0). */
+typedef struct kt_vocab {
+    size_t n;
+    char **words;
+} kt_vocab;
+
+/* The token of w, or 0 when it is not in the vocabulary. */
+uint16_t kt_vocab_find(const kt_vocab *v, const char *w);
+/* The token of w, added if new.  KT_ERANGE past 65535 words. */
+int kt_vocab_add(kt_vocab *v, const char *w, uint16_t *tok);
+void kt_vocab_clear(kt_vocab *v);
+
+typedef struct kt_dataset {
+    char *kernel;
+    size_t n;             /* samples */
+    size_t nin, nout;     /* descriptor fields, tuning parameters */
+    char **in_names;      /* nin */
+    char **out_names;     /* nout */
+    kt_vocab *in_vocab;   /* nin vocabularies */
+    kt_vocab *out_vocab;  /* nout vocabularies */
+    uint16_t *x;          /* n x nin input tokens */
+    double *xnum;         /* n x nin numeric inputs (NAN: not a number) */
+    uint16_t *y;          /* n x nout output tokens */
+    char **problem;       /* n problem keys */
+} kt_dataset;
+
+/* Every ok measurement of kernel in db whose problem matches where
+ * ("data_type=FP32,direction=F": each field must have that value; NULL or
+ * "" for all).  Samples whose field names or count differ from the first
+ * are an error naming the problem. */
+int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
+                    kt_dataset **out, kt_diag *diag);
+void kt_dataset_free(kt_dataset *d);
+
+/* A seeded random split: round(holdout * n) samples for testing, the rest
+ * for training; both index lists ascending.  The caller frees both. */
+int kt_dataset_split(const kt_dataset *d, double holdout, uint64_t seed,
+                     size_t **train, size_t *ntrain, size_t **test, size_t *ntest);
+
+/* Split "A=1,B=x" into names and values (both arrays of n heap strings). */
+int kt_key_fields(const char *key, char ***names, char ***values, size_t *n);
+void kt_key_fields_free(char **names, char **values, size_t n);
+
+#endif /* KT_DATASET_H */

@@ -1,0 +1,58 @@
+/* model.h - a trained predictor: from a problem descriptor to scores for
+ * each tuning parameter's tokens, saved in a versioned model file.
+ *
+ * A model keeps its vocabularies, its training samples' tokens, and the
+ * identity of the held-out samples (their descriptors and true
+ * configurations), so `ktune evaluate` needs nothing but the model file.
+ * Methods: "knn" (k nearest neighbours on the descriptor, log-scaled numeric
+ * fields and exact-match categorical ones, one vote per output position: a
+ * classic baseline of the paper's Table II).  The paper's sequence models
+ * are not built yet; asking for one is a clear error.
+ *
+ * The model file starts with the magic "KTUNEMDL" and a format version;
+ * every read is bounds-checked, so a truncated or corrupt file is an error
+ * naming the file, never a crash.
+ */
+#ifndef KT_MODEL_H
+#define KT_MODEL_H
+
+#include "ml/dataset.h"
+
+typedef struct kt_model kt_model;
+
+typedef struct kt_train_opts {
+    const char *method;   /* "knn" */
+    const char *where;    /* the dataset's filter, kept for the record */
+    double holdout;       /* fraction held out for evaluation */
+    uint64_t seed;
+    int k;                /* knn: neighbours (5) */
+} kt_train_opts;
+
+int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
+                   kt_diag *diag);
+int kt_model_save(const kt_model *m, const char *path, kt_diag *diag);
+int kt_model_load(const char *path, kt_model **out, kt_diag *diag);
+void kt_model_free(kt_model *m);
+
+/* What evaluation and prediction need to know about a model. */
+typedef struct kt_model_info {
+    const char *method, *kernel, *where;
+    size_t nin, nout, ntrain, ntest;
+    const char *const *in_names, *const *out_names;
+    const kt_vocab *in_vocab, *out_vocab;
+} kt_model_info;
+void kt_model_describe(const kt_model *m, kt_model_info *info);
+
+/* Held-out sample i: its problem key and true output tokens. */
+const char *kt_model_test_problem(const kt_model *m, size_t i);
+const uint16_t *kt_model_test_target(const kt_model *m, size_t i);
+
+/* A query prepared for one problem key (its descriptor); then the scores
+ * of each position, given a prefix. */
+typedef struct kt_query kt_query;
+int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
+                 kt_diag *diag);
+int kt_query_scores(void *query, const uint16_t *prefix, size_t pos, double *logp);
+void kt_query_free(kt_query *q);
+
+#endif /* KT_MODEL_H */
