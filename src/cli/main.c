@@ -19,6 +19,8 @@ static const command COMMANDS[] = {
     {"space", cli_space, "count or list the valid configurations of a spec"},
     {"db", cli_db, "query and export the results database"},
     {"import", cli_import, "bring measurements made elsewhere into the database"},
+    {"train", cli_train, "learn to predict the best configuration of unseen problems"},
+    {"evaluate", cli_evaluate, "measure a model's predictions on held-out problems"},
 };
 
 int cli_error(const char *fmt, ...)
@@ -107,7 +109,7 @@ static void usage(FILE *f)
           "result in an SQLite database, and reports the best.\n\ncommands:\n",
           f);
     for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
-        fprintf(f, "  %-6s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+        fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fputs("\n'ktune <command> --help' describes a command.\n", f);
 }
 

@@ -64,29 +64,30 @@ int kt_key_fields(const char *key, char ***names, char ***values, size_t *n)
     size_t cap = 1;
     for (const char *c = key; *c; c++)
         cap += *c == ',';
-    *names = calloc(cap, sizeof **names);
-    *values = calloc(cap, sizeof **values);
-    *n = 0;
-    if (!*names || !*values) {
-        kt_key_fields_free(*names, *values, 0);
-        return KT_ENOMEM;
-    }
-    for (const char *s = key; *s;) {
+    char **nm = calloc(cap, sizeof *nm), **vl = calloc(cap, sizeof *vl);
+    size_t k = 0;
+    int rc = nm && vl ? KT_OK : KT_ENOMEM;
+    for (const char *s = key; rc == KT_OK && *s;) {
         size_t len = strcspn(s, ",");
         const char *eq = memchr(s, '=', len);
         if (!eq) {
-            kt_key_fields_free(*names, *values, *n);
-            return KT_EINVAL;
+            rc = KT_EINVAL;
+            break;
         }
-        (*names)[*n] = kt_strndup(s, (size_t)(eq - s));
-        (*values)[*n] = kt_strndup(eq + 1, len - (size_t)(eq - s) - 1);
-        if (!(*names)[*n] || !(*values)[(*n)++]) {
-            kt_key_fields_free(*names, *values, *n);
-            return KT_ENOMEM;
-        }
+        nm[k] = kt_strndup(s, (size_t)(eq - s));
+        vl[k] = kt_strndup(eq + 1, len - (size_t)(eq - s) - 1);
+        rc = nm[k] && vl[k++] ? KT_OK : KT_ENOMEM;
         s += len + (s[len] == ',');
     }
-    return KT_OK;
+    if (rc != KT_OK) { /* the caller gets nothing to free */
+        kt_key_fields_free(nm, vl, k);
+        nm = vl = NULL;
+        k = 0;
+    }
+    *names = nm;
+    *values = vl;
+    *n = k;
+    return rc;
 }
 
 /* --------------------------------------------------------------- loading */
@@ -227,9 +228,11 @@ int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
     int rc = KT_OK;
     if (kt_key_fields(where ? where : "", &L.where_names, &L.where_values, &L.nwhere))
         rc = kt_fail(diag, KT_EINVAL, "--where '%s' is not NAME=VALUE,...", where);
+    /* the target of a problem is its best configuration, so one sample per
+     * (device, problem): the fastest ok measurement */
     kt_db_filter f = {.kernel = kernel, .ok_only = true};
     if (rc == KT_OK)
-        rc = kt_db_list(db, &f, visit_row, &L, diag);
+        rc = kt_db_best(db, &f, visit_row, &L, diag);
     if (rc == KT_OK)
         rc = L.err;
     if (rc == KT_OK && L.d->n == 0)

@@ -38,7 +38,8 @@ typedef struct kt_dataset {
     char **problem;       /* n problem keys */
 } kt_dataset;
 
-/* Every ok measurement of kernel in db whose problem matches where
+/* The best ok measurement of each (device, problem) of kernel in db (for
+ * imported data: the stored one) whose problem matches where
  * ("data_type=FP32,direction=F": each field must have that value; NULL or
  * "" for all).  Samples whose field names or count differ from the first
  * are an error naming the problem. */

@@ -1,0 +1,294 @@
+/* test_ml.c - the predictor's pieces: datasets from the store, the split,
+ * the beam search with and without constraints, the k-NN baseline, the
+ * model file (round trip and corrupt files), and constraint binding. */
+#include "core/util.h"
+#include "ml/beam.h"
+#include "ml/predict.h"
+#include "spec_util.h"
+
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------ beam search */
+
+/* Position p scores token t (1..3) as log(w[p][t]); the prefix is ignored. */
+static const double W[3][4] = {{0, 0.6, 0.3, 0.1}, {0, 0.5, 0.4, 0.1}, {0, 0.2, 0.2, 0.6}};
+
+static int toy_scores(void *user, const uint16_t *prefix, size_t pos, double *logp)
+{
+    (void)user;
+    (void)prefix;
+    logp[0] = -INFINITY;
+    for (int t = 1; t < 4; t++)
+        logp[t] = log(W[pos][t]);
+    return KT_OK;
+}
+
+/* Constraint: the first two tokens must differ. */
+static bool differ(void *user, const uint16_t *prefix, size_t len)
+{
+    (void)user;
+    return len < 2 || prefix[0] != prefix[1];
+}
+
+static void test_beam_search_ranks_and_constrains(void)
+{
+    size_t vocab[3] = {4, 4, 4}, found;
+    uint16_t out[5 * 3];
+    double lp[5];
+    kt_beam_opts o = {.width = 5, .scores = toy_scores};
+    CHECK(kt_beam_search(3, vocab, &o, out, lp, &found) == KT_OK);
+    CHECK_EQ_INT(found, 5);
+    CHECK(out[0] == 1 && out[1] == 1 && out[2] == 3); /* 0.6 * 0.5 * 0.6 */
+    CHECK_NEAR(lp[0], log(0.6 * 0.5 * 0.6), 1e-12);
+    for (size_t i = 1; i < found; i++)
+        CHECK(lp[i] <= lp[i - 1]);
+    o.ok = differ;
+    CHECK(kt_beam_search(3, vocab, &o, out, lp, &found) == KT_OK);
+    CHECK_EQ_INT(found, 5);
+    for (size_t i = 0; i < found; i++)
+        CHECK(out[i * 3] != out[i * 3 + 1]);
+    CHECK(out[0] == 1 && out[1] == 2 && out[2] == 3); /* 0.6 * 0.4 * 0.6 */
+}
+
+/* -------------------------------------------------------------- datasets */
+
+static const char *path_of(const char *name)
+{
+    static char buf[2][256];
+    static int next;
+    char *p = buf[next++ % 2];
+    snprintf(p, 256, "/tmp/ktune-test-ml-%d", (int)getpid());
+    mkdir(p, 0755);
+    snprintf(p, 256, "/tmp/ktune-test-ml-%d/%s", (int)getpid(), name);
+    return p;
+}
+
+/* 40 problems N=1..40 of kernel "toy": the best A is 1 below N=20, else 2;
+ * B is always 4.  Plus one failed row and one other kernel. */
+static kt_db *toy_db(void)
+{
+    kt_db *db;
+    kt_diag d = {{0}};
+    const char *p = path_of("toy.db");
+    unlink(p);
+    CHECK(kt_db_open(p, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "x", .backend = "cpu", .fingerprint = "fp"};
+    int64_t dv, k, other, pr;
+    CHECK(kt_db_device(db, &dev, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "toy", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "other", "h", &other, &d) == KT_OK);
+    kt_result ok = {.status = KT_STATUS_OK, .time_ms = 1, .energy_j = NAN, .power_w = NAN};
+    kt_result bad = {.status = KT_STATUS_CRASH, .time_ms = NAN, .energy_j = NAN,
+                     .power_w = NAN};
+    for (int n = 1; n <= 40; n++) {
+        char key[64], cfg[64];
+        snprintf(key, sizeof key, "kind=%s,N=%d", n % 2 ? "odd" : "even", n);
+        snprintf(cfg, sizeof cfg, "A=%d,B=4", n < 20 ? 1 : 2);
+        CHECK(kt_db_problem(db, k, key, &pr, &d) == KT_OK);
+        CHECK(kt_db_record(db, dv, k, pr, cfg, &ok, &d) == KT_OK);
+        CHECK(kt_db_record(db, dv, k, pr, "A=9,B=9", &bad, &d) == KT_OK);
+    }
+    CHECK(kt_db_problem(db, other, "N=1", &pr, &d) == KT_OK);
+    CHECK(kt_db_record(db, dv, other, pr, "Z=1", &ok, &d) == KT_OK);
+    return db;
+}
+
+static void test_dataset_tokenises_ok_rows_of_one_kernel(void)
+{
+    kt_db *db = toy_db();
+    kt_dataset *ds;
+    kt_diag d = {{0}};
+    CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
+    CHECK_EQ_INT(ds->n, 40);
+    CHECK_EQ_INT(ds->nin, 2);
+    CHECK_EQ_INT(ds->nout, 2);
+    CHECK_STR(ds->in_names[1], "N");
+    CHECK_STR(ds->out_names[0], "A");
+    CHECK_EQ_INT(ds->out_vocab[0].n, 3); /* <unk>, 1, 2 */
+    CHECK_STR(ds->out_vocab[0].words[0], "<unk>");
+    size_t one = ds->n;
+    for (size_t i = 0; i < ds->n; i++)
+        if (strcmp(ds->problem[i], "kind=odd,N=1") == 0)
+            one = i;
+    CHECK(one < ds->n);
+    CHECK(isnan(ds->xnum[one * 2]) && ds->xnum[one * 2 + 1] == 1);
+    kt_dataset_free(ds);
+    CHECK(kt_dataset_load(db, "toy", "kind=even", &ds, &d) == KT_OK);
+    CHECK_EQ_INT(ds->n, 20);
+    kt_dataset_free(ds);
+    CHECK(kt_dataset_load(db, "toy", "kind=none", &ds, &d) == KT_ENOTFOUND);
+    CHECK(strstr(d.msg, "kind=none") != NULL);
+    CHECK(kt_dataset_load(db, "toy", "kind", &ds, &d) == KT_EINVAL);
+    kt_db_close(db);
+}
+
+static void test_split_is_seeded_and_disjoint(void)
+{
+    kt_db *db = toy_db();
+    kt_dataset *ds;
+    kt_diag d = {{0}};
+    CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
+    size_t *tr, *te, *tr2, *te2, ntr, nte, ntr2, nte2;
+    CHECK(kt_dataset_split(ds, 0.25, 7, &tr, &ntr, &te, &nte) == KT_OK);
+    CHECK(kt_dataset_split(ds, 0.25, 7, &tr2, &ntr2, &te2, &nte2) == KT_OK);
+    CHECK_EQ_INT(nte, 10);
+    CHECK_EQ_INT(ntr, 30);
+    CHECK(memcmp(te, te2, nte * sizeof *te) == 0);
+    bool seen[40] = {false};
+    for (size_t i = 0; i < ntr; i++)
+        seen[tr[i]] = true;
+    for (size_t i = 0; i < nte; i++) {
+        CHECK(!seen[te[i]]);
+        seen[te[i]] = true;
+    }
+    free(tr);
+    free(te);
+    free(tr2);
+    free(te2);
+    kt_dataset_free(ds);
+    kt_db_close(db);
+}
+
+/* ------------------------------------------------------------------ models */
+
+static kt_model *toy_model(void)
+{
+    kt_db *db = toy_db();
+    kt_dataset *ds;
+    kt_model *m;
+    kt_diag d = {{0}};
+    CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
+    kt_train_opts o = {.method = "knn", .holdout = 0.25, .seed = 3, .k = 3};
+    CHECK(kt_model_train(ds, &o, &m, &d) == KT_OK);
+    kt_dataset_free(ds);
+    kt_db_close(db);
+    return m;
+}
+
+static void test_knn_predicts_its_neighbours_choice(void)
+{
+    kt_model *m = toy_model();
+    uint16_t out[2 * 4];
+    size_t found;
+    kt_diag d = {{0}};
+    CHECK(kt_predict(m, NULL, "kind=odd,N=3", 4, out, NULL, &found, &d) == KT_OK);
+    CHECK_EQ_INT(found, 2); /* A in {1, 2}, B in {4} */
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    CHECK_STR(info.out_vocab[0].words[out[0]], "1");
+    CHECK_STR(info.out_vocab[1].words[out[1]], "4");
+    CHECK(kt_predict(m, NULL, "kind=even,N=36", 1, out, NULL, &found, &d) == KT_OK);
+    CHECK_STR(info.out_vocab[0].words[out[0]], "2");
+    kt_train_opts o = {.method = "hybrid2", .holdout = 0.2};
+    kt_model *none;
+    CHECK(kt_model_train(NULL, &o, &none, &d) == KT_EINVAL);
+    CHECK(strstr(d.msg, "not built yet") != NULL);
+    kt_model_free(m);
+}
+
+static void test_model_file_round_trip(void)
+{
+    kt_model *m = toy_model(), *back;
+    kt_diag d = {{0}};
+    const char *p = path_of("toy.ktm");
+    CHECK(kt_model_save(m, p, &d) == KT_OK);
+    CHECK(kt_model_load(p, &back, &d) == KT_OK);
+    kt_model_info a, b;
+    kt_model_describe(m, &a);
+    kt_model_describe(back, &b);
+    CHECK(a.ntrain == b.ntrain && a.ntest == b.ntest && a.nout == b.nout);
+    for (size_t i = 0; i < a.ntest; i++) {
+        CHECK_STR(kt_model_test_problem(m, i), kt_model_test_problem(back, i));
+        uint16_t x[2], y[2];
+        size_t f1, f2;
+        CHECK(kt_predict(m, NULL, kt_model_test_problem(m, i), 1, x, NULL, &f1, &d) == 0);
+        CHECK(kt_predict(back, NULL, kt_model_test_problem(m, i), 1, y, NULL, &f2, &d) == 0);
+        CHECK(f1 == f2 && x[0] == y[0] && x[1] == y[1]);
+    }
+    kt_model_free(back);
+    kt_model_free(m);
+}
+
+static void test_corrupt_model_files_are_refused(void)
+{
+    kt_model *m = toy_model(), *back;
+    kt_diag d = {{0}};
+    const char *p = path_of("good.ktm");
+    CHECK(kt_model_save(m, p, &d) == KT_OK);
+    kt_model_free(m);
+    char *data;
+    size_t len;
+    CHECK(kt_read_file(p, &data, &len, &d) == KT_OK);
+    const char *bad = path_of("bad.ktm");
+    kt_rng rng;
+    kt_rng_seed(&rng, 5);
+    for (int trial = 0; trial < 300; trial++) {
+        FILE *f = fopen(bad, "wb");
+        size_t n = trial < 100 ? (size_t)kt_rng_below(&rng, len) : len; /* truncated */
+        char *copy = malloc(len);
+        memcpy(copy, data, len);
+        for (int e = 0; trial >= 100 && e < 4; e++) /* or scribbled on */
+            copy[kt_rng_below(&rng, len)] = (char)kt_rng_next(&rng);
+        fwrite(copy, 1, n, f);
+        fclose(f);
+        free(copy);
+        int rc = kt_model_load(bad, &back, &d);
+        CHECK(rc == KT_OK || rc == KT_EFORMAT);
+        if (rc == KT_OK) { /* a scribble that kept it well-formed must still work */
+            uint16_t out[2];
+            size_t found;
+            kt_predict(back, NULL, "kind=odd,N=5", 1, out, NULL, &found, &d);
+            kt_model_free(back);
+        } else {
+            CHECK(strstr(d.msg, bad) != NULL);
+        }
+    }
+    free(data);
+}
+
+/* ------------------------------------------------------------ constraints */
+
+static void test_constrained_prediction_is_valid(void)
+{
+    kt_model *m = toy_model();
+    kt_diag d = {{0}};
+    /* a space where A must be 2 once N > 10 and B is 4 */
+    char text[8192];
+    snprintf(text, sizeof text, "%s",
+             "{\"ConfigurationSpace\": {\"TuningParameters\": ["
+             "{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"[1, 2]\"},"
+             "{\"Name\": \"B\", \"Type\": \"int\", \"Values\": \"[4, 8]\"}],"
+             " \"Conditions\": [{\"Parameters\": [\"A\"], \"Expression\": \"N <= 10 or A == 2\"}],"
+             " \"ProblemParameters\": [{\"Name\": \"N\", \"Default\": 1},"
+             " {\"Name\": \"kind\", \"Default\": 0}]},"
+             " \"KernelSpecification\": {\"Language\": \"None\", \"KernelName\": \"toy\"}}");
+    const char *spec = write_temp("toy.json", text);
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    kt_constraint *c;
+    CHECK(kt_constraint_new(spec, &info, &c, &d) == KT_OK);
+    uint16_t out[4];
+    size_t found;
+    /* N=15: the neighbours say A=1, the space says A=2 */
+    CHECK(kt_predict(m, c, "N=15", 2, out, NULL, &found, &d) == KT_OK);
+    CHECK_EQ_INT(found, 1);
+    CHECK_STR(info.out_vocab[0].words[out[0]], "2");
+    CHECK(kt_constraint_valid(c, out));
+    CHECK(kt_predict(m, NULL, "N=15", 2, out, NULL, &found, &d) == KT_OK);
+    CHECK_STR(info.out_vocab[0].words[out[0]], "1");
+    CHECK(kt_constraint_bind(c, "N=15", &d) == KT_OK);
+    CHECK(!kt_constraint_valid(c, out));
+    kt_constraint_free(c);
+    kt_model_free(m);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_beam_search_ranks_and_constrains),
+    KT_T(test_dataset_tokenises_ok_rows_of_one_kernel),
+    KT_T(test_split_is_seeded_and_disjoint),
+    KT_T(test_knn_predicts_its_neighbours_choice),
+    KT_T(test_model_file_round_trip),
+    KT_T(test_corrupt_model_files_are_refused),
+    KT_T(test_constrained_prediction_is_valid),
+};
+KT_TEST_MAIN(TESTS)
