@@ -21,6 +21,7 @@ static const command COMMANDS[] = {
     {"import", cli_import, "bring measurements made elsewhere into the database"},
     {"train", cli_train, "learn to predict the best configuration of unseen problems"},
     {"evaluate", cli_evaluate, "measure a model's predictions on held-out problems"},
+    {"predict", cli_predict, "the most likely configurations for one problem"},
 };
 
 int cli_error(const char *fmt, ...)
