@@ -151,18 +151,41 @@ static void test_split_is_seeded_and_disjoint(void)
 
 /* ------------------------------------------------------------------ models */
 
-static kt_model *toy_model(void)
+static kt_model *toy_model_of(const char *method)
 {
     kt_db *db = toy_db();
     kt_dataset *ds;
     kt_model *m;
     kt_diag d = {{0}};
     CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
-    kt_train_opts o = {.method = "knn", .holdout = 0.25, .seed = 3, .k = 3};
+    kt_train_opts o = {.method = method, .holdout = 0.25, .seed = 3, .k = 3};
     CHECK(kt_model_train(ds, &o, &m, &d) == KT_OK);
     kt_dataset_free(ds);
     kt_db_close(db);
     return m;
+}
+
+static kt_model *toy_model(void) { return toy_model_of("knn"); }
+
+static const char *const METHODS[] = {"knn", "naive_bayes", "tree", "forest"};
+#define NMETHODS (sizeof METHODS / sizeof *METHODS)
+
+static void test_every_method_learns_the_toy_rule(void)
+{
+    for (size_t k = 0; k < NMETHODS; k++) {
+        kt_model *m = toy_model_of(METHODS[k]);
+        kt_model_info info;
+        kt_model_describe(m, &info);
+        CHECK_STR(info.method, METHODS[k]);
+        uint16_t out[2];
+        size_t found;
+        kt_diag d = {{0}};
+        CHECK(kt_predict(m, NULL, "kind=odd,N=3", 1, out, NULL, &found, &d) == KT_OK);
+        CHECK_STR(info.out_vocab[0].words[out[0]], "1");
+        CHECK(kt_predict(m, NULL, "kind=even,N=38", 1, out, NULL, &found, &d) == KT_OK);
+        CHECK_STR(info.out_vocab[0].words[out[0]], "2");
+        kt_model_free(m);
+    }
 }
 
 static void test_knn_predicts_its_neighbours_choice(void)
@@ -183,12 +206,13 @@ static void test_knn_predicts_its_neighbours_choice(void)
     kt_model *none;
     CHECK(kt_model_train(NULL, &o, &none, &d) == KT_EINVAL);
     CHECK(strstr(d.msg, "not built yet") != NULL);
+    CHECK(strstr(d.msg, "forest") != NULL);
     kt_model_free(m);
 }
 
-static void test_model_file_round_trip(void)
+static void round_trip(const char *method)
 {
-    kt_model *m = toy_model(), *back;
+    kt_model *m = toy_model_of(method), *back;
     kt_diag d = {{0}};
     const char *p = path_of("toy.ktm");
     CHECK(kt_model_save(m, p, &d) == KT_OK);
@@ -209,9 +233,15 @@ static void test_model_file_round_trip(void)
     kt_model_free(m);
 }
 
-static void test_corrupt_model_files_are_refused(void)
+static void test_model_file_round_trip(void)
 {
-    kt_model *m = toy_model(), *back;
+    for (size_t k = 0; k < NMETHODS; k++)
+        round_trip(METHODS[k]);
+}
+
+static void corrupt(const char *method)
+{
+    kt_model *m = toy_model_of(method), *back;
     kt_diag d = {{0}};
     const char *p = path_of("good.ktm");
     CHECK(kt_model_save(m, p, &d) == KT_OK);
@@ -244,6 +274,12 @@ static void test_corrupt_model_files_are_refused(void)
         }
     }
     free(data);
+}
+
+static void test_corrupt_model_files_are_refused(void)
+{
+    for (size_t k = 0; k < NMETHODS; k++)
+        corrupt(METHODS[k]);
 }
 
 /* ------------------------------------------------------------ constraints */
@@ -287,6 +323,7 @@ static const kt_test TESTS[] = {
     KT_T(test_dataset_tokenises_ok_rows_of_one_kernel),
     KT_T(test_split_is_seeded_and_disjoint),
     KT_T(test_knn_predicts_its_neighbours_choice),
+    KT_T(test_every_method_learns_the_toy_rule),
     KT_T(test_model_file_round_trip),
     KT_T(test_corrupt_model_files_are_refused),
     KT_T(test_constrained_prediction_is_valid),

@@ -1,43 +1,28 @@
-/* model.c - predictor models, their training and their file format (see
- * model.h). */
-#include "ml/model.h"
+/* model.c - predictor models: training, description and queries; the
+ * methods live in one file each (knn.c, naive_bayes.c, tree.c) and the file
+ * format in model_file.c. */
 #include "core/util.h"
+#include "ml/model_impl.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#define MAGIC "KTUNEMDL"
-#define FORMAT_VERSION 1
-enum { KIND_KNN = 1 };
-
-/* Samples: tokens, numbers and (held-out ones) their problem keys. */
-typedef struct samples {
-    size_t n;
-    uint16_t *x;     /* n x nin */
-    double *xnum;    /* n x nin */
-    uint16_t *y;     /* n x nout */
-    char **problem;  /* n */
-} samples;
-
-struct kt_model {
-    int kind;
-    char *kernel, *where;
-    double holdout;
-    uint64_t seed;
-    uint32_t k;
-    size_t nin, nout;
-    char **in_names, **out_names;
-    kt_vocab *in_vocab, *out_vocab;
-    samples train, test;
-    double *mean, *scale;  /* per input: log1p mean and 1/std (0: unused) */
+static const kt_method *const METHODS[] = {
+    &kt_method_knn, &kt_method_naive_bayes, &kt_method_tree, &kt_method_forest,
 };
+
+const kt_method *kt_method_find(const char *name, uint32_t kind)
+{
+    for (size_t i = 0; i < KT_ARRAY_LEN(METHODS); i++)
+        if (name ? strcmp(METHODS[i]->name, name) == 0 : METHODS[i]->kind == kind)
+            return METHODS[i];
+    return NULL;
+}
 
 /* ------------------------------------------------------------- helpers */
 
-static void samples_clear(samples *s)
+void kt_samples_clear(samples *s)
 {
     for (size_t i = 0; s->problem && i < s->n; i++)
         free(s->problem[i]);
@@ -118,21 +103,44 @@ static int fit_scales(kt_model *m)
     return KT_OK;
 }
 
+double kt_model_feature(const kt_model *m, const double *xn, size_t f)
+{
+    if (isnan(xn[f]) || m->scale[f] == 0)
+        return NAN;
+    return (log1p(fabs(xn[f])) - m->mean[f]) * m->scale[f];
+}
+
+void kt_weights_to_logp(double *w, size_t n)
+{
+    const double floor_share = 1e-4;
+    double total = 0;
+    for (size_t t = 1; t < n; t++)
+        total += w[t];
+    double floor = total > 0 ? floor_share * total / (double)(n > 1 ? n - 1 : 1) : 1;
+    total = 0;
+    for (size_t t = 1; t < n; t++)
+        total += (w[t] += floor);
+    w[0] = -INFINITY;
+    for (size_t t = 1; t < n; t++)
+        w[t] = log(w[t] / total);
+}
+
 int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
                    kt_diag *diag)
 {
     *out = NULL;
-    if (strcmp(o->method, "knn") != 0)
-        return kt_fail(diag, KT_EINVAL, "method '%s' is not built yet (available: knn)",
-                       o->method);
+    const kt_method *method = kt_method_find(o->method, 0);
+    if (!method)
+        return kt_fail(diag, KT_EINVAL, "method '%s' is not built yet (available: knn, "
+                       "naive_bayes, tree, forest)", o->method);
     if (!(o->holdout > 0 && o->holdout < 1))
         return kt_fail(diag, KT_EINVAL, "--holdout must be between 0 and 1");
     kt_model *m = calloc(1, sizeof *m);
     size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0;
     if (!m)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
-    *m = (kt_model){.kind = KIND_KNN, .holdout = o->holdout, .seed = o->seed,
-                    .k = o->k > 0 ? (uint32_t)o->k : 5, .nin = d->nin, .nout = d->nout};
+    *m = (kt_model){.method = method, .holdout = o->holdout, .seed = o->seed,
+                    .nin = d->nin, .nout = d->nout};
     int rc = kt_dataset_split(d, o->holdout, o->seed, &tr, &ntr, &te, &nte);
     if (rc == KT_OK && ntr == 0)
         rc = KT_EINVAL;
@@ -153,6 +161,8 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
         rc = samples_take(&m->test, d, te, nte);
     if (rc == KT_OK)
         rc = fit_scales(m);
+    if (rc == KT_OK)
+        rc = method->fit(m, o);
     free(tr);
     free(te);
     if (rc != KT_OK) {
@@ -176,18 +186,20 @@ void kt_model_free(kt_model *m)
     kt_key_fields_free(m->out_names, NULL, m->out_names ? m->nout : 0);
     free(m->in_vocab);
     free(m->out_vocab);
-    samples_clear(&m->train);
-    samples_clear(&m->test);
+    kt_samples_clear(&m->train);
+    kt_samples_clear(&m->test);
     free(m->mean);
     free(m->scale);
     free(m->kernel);
     free(m->where);
+    if (m->method)
+        m->method->free(m->state);
     free(m);
 }
 
 void kt_model_describe(const kt_model *m, kt_model_info *info)
 {
-    *info = (kt_model_info){.method = "knn", .kernel = m->kernel, .where = m->where,
+    *info = (kt_model_info){.method = m->method->name, .kernel = m->kernel, .where = m->where,
                             .nin = m->nin, .nout = m->nout, .ntrain = m->train.n,
                             .ntest = m->test.n,
                             .in_names = (const char *const *)m->in_names,
@@ -211,64 +223,6 @@ struct kt_query {
     const kt_model *m;
     double **logp;   /* per position: log-probability of each token */
 };
-
-static double distance(const kt_model *m, const uint16_t *x, const double *xn,
-                       size_t j)
-{
-    const uint16_t *tx = m->train.x + j * m->nin;
-    const double *tn = m->train.xnum + j * m->nin;
-    double d = 0;
-    for (size_t f = 0; f < m->nin; f++) {
-        if (!isnan(xn[f]) && !isnan(tn[f])) {
-            double diff = (log1p(fabs(xn[f])) - log1p(fabs(tn[f]))) * m->scale[f];
-            d += diff * diff;
-        } else {
-            d += x[f] != tx[f] || x[f] == 0;
-        }
-    }
-    return d;
-}
-
-/* Indices of the k nearest training samples (k <= ntrain), nearest first. */
-static void nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
-                    size_t *idx, double *dist)
-{
-    size_t have = 0;
-    for (size_t j = 0; j < m->train.n; j++) {
-        double d = distance(m, x, xn, j);
-        if (have == k && d >= dist[k - 1])
-            continue;
-        size_t at = have < k ? have++ : k - 1;
-        while (at > 0 && dist[at - 1] > d) { /* insertion keeps it sorted */
-            dist[at] = dist[at - 1];
-            idx[at] = idx[at - 1];
-            at--;
-        }
-        dist[at] = d;
-        idx[at] = j;
-    }
-}
-
-/* Weighted votes of the neighbours, smoothed so that every token keeps a
- * small probability (the beam may need it to satisfy the constraints). */
-static void vote(const kt_model *m, const size_t *idx, const double *dist, size_t k,
-                 size_t pos, double *logp)
-{
-    size_t v = m->out_vocab[pos].n;
-    const double alpha = 1e-3;
-    double total = 0;
-    for (size_t t = 0; t < v; t++)
-        logp[t] = t ? alpha : 0;
-    for (size_t i = 0; i < k; i++) {
-        double w = 1 / (dist[i] + 1e-6);
-        logp[m->train.y[idx[i] * m->nout + pos]] += w;
-    }
-    for (size_t t = 1; t < v; t++)
-        total += logp[t];
-    logp[0] = -INFINITY;
-    for (size_t t = 1; t < v; t++)
-        logp[t] = log(logp[t] / total);
-}
 
 /* The query's tokens and numbers, matched to the model's fields by name. */
 static int encode(const kt_model *m, const char *key, uint16_t *x, double *xn,
@@ -307,30 +261,23 @@ int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
                  kt_diag *diag)
 {
     *out = NULL;
-    size_t k = m->k < m->train.n ? m->k : m->train.n;
     kt_query *q = calloc(1, sizeof *q);
     uint16_t *x = malloc((m->nin + 1) * sizeof *x);
-    double *xn = malloc((m->nin + 1) * sizeof *xn), *dist = malloc(k * sizeof *dist);
-    size_t *idx = malloc(k * sizeof *idx);
-    int rc = q && x && xn && dist && idx && (q->logp = calloc(m->nout + 1, sizeof(double *)))
+    double *xn = malloc((m->nin + 1) * sizeof *xn);
+    int rc = q && x && xn && (q->logp = calloc(m->nout + 1, sizeof(double *)))
                  ? KT_OK
                  : kt_fail(diag, KT_ENOMEM, "out of memory");
     if (q)
         q->m = m;
-    if (rc == KT_OK)
-        rc = encode(m, problem_key, x, xn, diag);
-    if (rc == KT_OK)
-        nearest(m, x, xn, k, idx, dist);
-    for (size_t p = 0; rc == KT_OK && p < m->nout; p++) {
+    for (size_t p = 0; rc == KT_OK && p < m->nout; p++)
         if (!(q->logp[p] = malloc(m->out_vocab[p].n * sizeof(double))))
             rc = kt_fail(diag, KT_ENOMEM, "out of memory");
-        else
-            vote(m, idx, dist, k, p, q->logp[p]);
-    }
+    if (rc == KT_OK)
+        rc = encode(m, problem_key, x, xn, diag);
+    if (rc == KT_OK && m->method->dist(m, x, xn, q->logp) != KT_OK)
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory predicting");
     free(x);
     free(xn);
-    free(dist);
-    free(idx);
     if (rc != KT_OK) {
         kt_query_free(q);
         return rc;
@@ -342,224 +289,8 @@ int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
 int kt_query_scores(void *query, const uint16_t *prefix, size_t pos, double *logp)
 {
     const kt_query *q = query;
-    (void)prefix; /* neighbours vote per position: no dependence on the prefix */
+    (void)prefix; /* per-position classifiers: no dependence on the prefix */
     memcpy(logp, q->logp[pos], q->m->out_vocab[pos].n * sizeof *logp);
     return KT_OK;
 }
 
-/* ------------------------------------------------------------ the file */
-
-/* Little-endian-as-the-host binary: the file is for the machine family
- * that wrote it (x86-64, aarch64), like the compiled-kernel cache. */
-
-static void put(FILE *f, const void *p, size_t n) { fwrite(p, 1, n, f); }
-static void put_u32(FILE *f, uint32_t v) { put(f, &v, sizeof v); }
-static void put_u64(FILE *f, uint64_t v) { put(f, &v, sizeof v); }
-static void put_f64(FILE *f, double v) { put(f, &v, sizeof v); }
-
-static void put_str(FILE *f, const char *s)
-{
-    uint32_t n = (uint32_t)strlen(s);
-    put_u32(f, n);
-    put(f, s, n);
-}
-
-static void put_vocabs(FILE *f, char **names, const kt_vocab *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        put_str(f, names[i]);
-        put_u32(f, (uint32_t)v[i].n);
-        for (size_t w = 0; w < v[i].n; w++)
-            put_str(f, v[i].words[w]);
-    }
-}
-
-static void put_samples(FILE *f, const kt_model *m, const samples *s)
-{
-    put_u64(f, s->n);
-    put(f, s->x, s->n * m->nin * sizeof *s->x);
-    put(f, s->xnum, s->n * m->nin * sizeof *s->xnum);
-    put(f, s->y, s->n * m->nout * sizeof *s->y);
-    for (size_t i = 0; i < s->n; i++)
-        put_str(f, s->problem[i]);
-}
-
-int kt_model_save(const kt_model *m, const char *path, kt_diag *diag)
-{
-    char *tmp = kt_asprintf("%s.tmp", path);
-    FILE *f = tmp ? fopen(tmp, "wb") : NULL;
-    if (!f) {
-        free(tmp);
-        return kt_fail(diag, KT_EIO, "cannot write '%s'", path);
-    }
-    put(f, MAGIC, 8);
-    put_u32(f, FORMAT_VERSION);
-    put_u32(f, (uint32_t)m->kind);
-    put_str(f, m->kernel);
-    put_str(f, m->where);
-    put_f64(f, m->holdout);
-    put_u64(f, m->seed);
-    put_u32(f, m->k);
-    put_u32(f, (uint32_t)m->nin);
-    put_u32(f, (uint32_t)m->nout);
-    put_vocabs(f, m->in_names, m->in_vocab, m->nin);
-    put_vocabs(f, m->out_names, m->out_vocab, m->nout);
-    put_samples(f, m, &m->train);
-    put_samples(f, m, &m->test);
-    put(f, m->mean, m->nin * sizeof *m->mean);
-    put(f, m->scale, m->nin * sizeof *m->scale);
-    bool ok = !ferror(f);
-    ok = fclose(f) == 0 && ok && rename(tmp, path) == 0; /* never a half-written model */
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
-    return ok ? KT_OK : kt_fail(diag, KT_EIO, "cannot write '%s'", path);
-}
-
-/* A bounds-checked cursor over the file's bytes. */
-typedef struct reader {
-    const unsigned char *p, *end;
-    bool bad;
-} reader;
-
-static bool get(reader *r, void *out, size_t n)
-{
-    if (r->bad || (size_t)(r->end - r->p) < n) {
-        r->bad = true;
-        memset(out, 0, n);
-        return false;
-    }
-    memcpy(out, r->p, n);
-    r->p += n;
-    return true;
-}
-
-static uint32_t get_u32(reader *r)
-{
-    uint32_t v;
-    get(r, &v, sizeof v);
-    return v;
-}
-
-static uint64_t get_u64(reader *r)
-{
-    uint64_t v;
-    get(r, &v, sizeof v);
-    return v;
-}
-
-static char *get_str(reader *r)
-{
-    uint32_t n = get_u32(r);
-    if (r->bad || (size_t)(r->end - r->p) < n) {
-        r->bad = true;
-        return NULL;
-    }
-    char *s = kt_strndup((const char *)r->p, n);
-    r->p += n;
-    r->bad |= s == NULL;
-    return s;
-}
-
-/* n elements of size bytes, checked against what is left before allocating. */
-static void *get_array(reader *r, uint64_t n, size_t size)
-{
-    if (r->bad || (n && (uint64_t)(r->end - r->p) / size < n)) {
-        r->bad = true;
-        return NULL;
-    }
-    void *p = malloc(n * size + 1);
-    if (!p)
-        r->bad = true;
-    else
-        get(r, p, n * size);
-    return p;
-}
-
-static void get_vocabs(reader *r, char **names, kt_vocab *v, size_t n)
-{
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        names[i] = get_str(r);
-        uint32_t words = get_u32(r);
-        if (r->bad || words > UINT16_MAX + 1u || words > (size_t)(r->end - r->p) / 4) {
-            r->bad = true;
-            return;
-        }
-        v[i].words = calloc(words + 1, sizeof(char *));
-        for (uint32_t w = 0; v[i].words && w < words && !r->bad; w++, v[i].n++)
-            v[i].words[w] = get_str(r);
-        r->bad |= v[i].words == NULL;
-    }
-}
-
-static void get_samples(reader *r, const kt_model *m, samples *s)
-{
-    uint64_t n = get_u64(r);
-    s->x = get_array(r, n * m->nin, sizeof *s->x);
-    s->xnum = get_array(r, n * m->nin, sizeof *s->xnum);
-    s->y = get_array(r, n * m->nout, sizeof *s->y);
-    s->problem = r->bad ? NULL : calloc(n + 1, sizeof *s->problem);
-    r->bad |= s->problem == NULL;
-    for (uint64_t i = 0; !r->bad && i < n; i++, s->n++)
-        s->problem[i] = get_str(r);
-    for (uint64_t i = 0; !r->bad && i < n * m->nout; i++) /* tokens in range */
-        r->bad |= s->y[i] >= m->out_vocab[i % m->nout].n;
-    for (uint64_t i = 0; !r->bad && i < n * m->nin; i++)
-        r->bad |= s->x[i] >= m->in_vocab[i % m->nin].n;
-}
-
-static void read_model(reader *r, kt_model *m)
-{
-    char magic[8];
-    get(r, magic, 8);
-    if (memcmp(magic, MAGIC, 8) != 0 || get_u32(r) != FORMAT_VERSION ||
-        (m->kind = (int)get_u32(r)) != KIND_KNN) {
-        r->bad = true;
-        return;
-    }
-    m->kernel = get_str(r);
-    m->where = get_str(r);
-    get(r, &m->holdout, sizeof m->holdout);
-    m->seed = get_u64(r);
-    m->k = get_u32(r);
-    m->nin = get_u32(r);
-    m->nout = get_u32(r);
-    if (r->bad || m->nin > 4096 || m->nout > 4096 || m->k == 0) {
-        r->bad = true;
-        return;
-    }
-    m->in_names = calloc(m->nin + 1, sizeof(char *));
-    m->out_names = calloc(m->nout + 1, sizeof(char *));
-    m->in_vocab = calloc(m->nin + 1, sizeof(kt_vocab));
-    m->out_vocab = calloc(m->nout + 1, sizeof(kt_vocab));
-    r->bad |= !m->in_names || !m->out_names || !m->in_vocab || !m->out_vocab;
-    get_vocabs(r, m->in_names, m->in_vocab, m->nin);
-    get_vocabs(r, m->out_names, m->out_vocab, m->nout);
-    get_samples(r, m, &m->train);
-    get_samples(r, m, &m->test);
-    m->mean = get_array(r, m->nin, sizeof *m->mean);
-    m->scale = get_array(r, m->nin, sizeof *m->scale);
-    r->bad |= r->p != r->end || m->train.n == 0;
-}
-
-int kt_model_load(const char *path, kt_model **out, kt_diag *diag)
-{
-    *out = NULL;
-    char *data;
-    size_t len;
-    int rc = kt_read_file(path, &data, &len, diag);
-    if (rc != KT_OK)
-        return rc;
-    kt_model *m = calloc(1, sizeof *m);
-    reader r = {(const unsigned char *)data, (const unsigned char *)data + len, !m};
-    if (m)
-        read_model(&r, m);
-    free(data);
-    if (r.bad) {
-        kt_model_free(m);
-        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune model file of format "
-                       "version %d, or truncated or corrupt", path, FORMAT_VERSION);
-    }
-    *out = m;
-    return KT_OK;
-}

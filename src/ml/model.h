@@ -4,10 +4,10 @@
  * A model keeps its vocabularies, its training samples' tokens, and the
  * identity of the held-out samples (their descriptors and true
  * configurations), so `ktune evaluate` needs nothing but the model file.
- * Methods: "knn" (k nearest neighbours on the descriptor, log-scaled numeric
- * fields and exact-match categorical ones, one vote per output position: a
- * classic baseline of the paper's Table II).  The paper's sequence models
- * are not built yet; asking for one is a clear error.
+ * Methods, the classic baselines of the paper's Table II, each predicting
+ * every output position from the descriptor (one file each): "knn" (knn.c),
+ * "naive_bayes" (naive_bayes.c), "tree" and "forest" (tree.c).  The paper's
+ * sequence models are not built yet; asking for one is a clear error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;
  * every read is bounds-checked, so a truncated or corrupt file is an error
@@ -21,7 +21,7 @@
 typedef struct kt_model kt_model;
 
 typedef struct kt_train_opts {
-    const char *method;   /* "knn" */
+    const char *method;   /* "knn", "naive_bayes", "tree", "forest" */
     const char *where;    /* the dataset's filter, kept for the record */
     double holdout;       /* fraction held out for evaluation */
     uint64_t seed;

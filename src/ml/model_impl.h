@@ -1,0 +1,82 @@
+/* model_impl.h - what the predictor's methods share inside src/ml: the
+ * model's common state, the method table, and the model file's binary
+ * reader and writer.  Not part of the public API. */
+#ifndef KT_MODEL_IMPL_H
+#define KT_MODEL_IMPL_H
+
+#include "ml/model.h"
+
+#include <stdio.h>
+
+/* Samples: tokens, numbers and problem keys. */
+typedef struct samples {
+    size_t n;
+    uint16_t *x;     /* n x nin */
+    double *xnum;    /* n x nin */
+    uint16_t *y;     /* n x nout */
+    char **problem;  /* n */
+} samples;
+
+typedef struct kt_method kt_method;
+
+struct kt_model {
+    const kt_method *method;
+    char *kernel, *where;
+    double holdout;
+    uint64_t seed;
+    size_t nin, nout;
+    char **in_names, **out_names;
+    kt_vocab *in_vocab, *out_vocab;
+    samples train, test;
+    double *mean, *scale;  /* per input: log1p mean and 1/std (0: unused) */
+    void *state;           /* the method's own */
+};
+
+/* A bounds-checked cursor over a model file's bytes; bad is sticky. */
+typedef struct reader {
+    const unsigned char *p, *end;
+    bool bad;
+} reader;
+
+void kt_put(FILE *f, const void *p, size_t n);
+void kt_put_u32(FILE *f, uint32_t v);
+void kt_put_u64(FILE *f, uint64_t v);
+void kt_put_f64(FILE *f, double v);
+bool kt_get(reader *r, void *out, size_t n);
+uint32_t kt_get_u32(reader *r);
+uint64_t kt_get_u64(reader *r);
+/* n elements of size bytes, checked against what is left before allocating;
+ * NULL (and r->bad) on failure.  The caller frees. */
+void *kt_get_array(reader *r, uint64_t n, size_t size);
+
+/* A prediction method: per-position classifiers over the descriptor. */
+struct kt_method {
+    const char *name;
+    uint32_t kind;             /* stored in the model file */
+    /* Learn from m->train (m->mean/scale are set); o carries the options. */
+    int (*fit)(kt_model *m, const kt_train_opts *o);
+    /* logp[p][t]: log-probability of token t at position p for one input;
+     * token 0 gets -INFINITY. */
+    int (*dist)(const kt_model *m, const uint16_t *x, const double *xn, double **logp);
+    void (*save)(const kt_model *m, FILE *f);
+    void (*load)(kt_model *m, reader *r);
+    void (*free)(void *state);
+};
+
+/* A method by name, or (name NULL) by the kind stored in a model file. */
+const kt_method *kt_method_find(const char *name, uint32_t kind);
+
+extern const kt_method kt_method_knn;
+extern const kt_method kt_method_naive_bayes;
+extern const kt_method kt_method_tree;
+extern const kt_method kt_method_forest;
+
+/* Input f of a sample as a standardised log-scale number, or NAN when the
+ * field is not numeric (or constant in training). */
+double kt_model_feature(const kt_model *m, const double *xn, size_t f);
+
+/* Turn nonnegative weights w[1..n) into smoothed log-probabilities (a
+ * small floor keeps every token reachable for the constrained search). */
+void kt_weights_to_logp(double *w, size_t n);
+
+#endif /* KT_MODEL_IMPL_H */
