@@ -10,4 +10,4 @@ all: $(BUILD)/bench/bench_space $(BUILD)/bench/bench_expr
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/rel/libktune.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_B) -o $@ $< $(BUILD)/rel/libktune.a -ljson-c -lsqlite3 -lbz2 -lopenblas -ldl -lm
+	$(CC) $(CFLAGS_B) -o $@ $< $(BUILD)/rel/libktune.a -ljson-c -lsqlite3 -lbz2 -lsvm -lopenblas -ldl -lm

@@ -10,6 +10,7 @@
 
 static const kt_method *const METHODS[] = {
     &kt_method_knn, &kt_method_naive_bayes, &kt_method_tree, &kt_method_forest,
+    &kt_method_svc,
 };
 
 const kt_method *kt_method_find(const char *name, uint32_t kind)
@@ -132,7 +133,7 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
     const kt_method *method = kt_method_find(o->method, 0);
     if (!method)
         return kt_fail(diag, KT_EINVAL, "method '%s' is not built yet (available: knn, "
-                       "naive_bayes, tree, forest)", o->method);
+                       "naive_bayes, tree, forest, svc)", o->method);
     if (!(o->holdout > 0 && o->holdout < 1))
         return kt_fail(diag, KT_EINVAL, "--holdout must be between 0 and 1");
     kt_model *m = calloc(1, sizeof *m);

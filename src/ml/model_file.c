@@ -47,10 +47,24 @@ static void put_samples(FILE *f, const kt_model *m, const samples *s)
         put_str(f, s->problem[i]);
 }
 
+/* The FNV-1a hash of everything before it, so that a corrupted file is
+ * refused before any method (libsvm's loader among them) parses it. */
+static bool append_checksum(FILE *f)
+{
+    long len = ftell(f);
+    char *data = len > 0 ? malloc((size_t)len) : NULL;
+    bool ok = data && fseek(f, 0, SEEK_SET) == 0 &&
+              fread(data, 1, (size_t)len, f) == (size_t)len && fseek(f, 0, SEEK_END) == 0;
+    if (ok)
+        kt_put_u64(f, kt_hash(KT_HASH_INIT, data, (size_t)len));
+    free(data);
+    return ok;
+}
+
 int kt_model_save(const kt_model *m, const char *path, kt_diag *diag)
 {
     char *tmp = kt_asprintf("%s.tmp", path);
-    FILE *f = tmp ? fopen(tmp, "wb") : NULL;
+    FILE *f = tmp ? fopen(tmp, "w+b") : NULL;
     if (!f) {
         free(tmp);
         return kt_fail(diag, KT_EIO, "cannot write '%s'", path);
@@ -71,7 +85,8 @@ int kt_model_save(const kt_model *m, const char *path, kt_diag *diag)
     kt_put(f, m->mean, m->nin * sizeof *m->mean);
     kt_put(f, m->scale, m->nin * sizeof *m->scale);
     m->method->save(m, f);
-    bool ok = !ferror(f);
+    bool ok = !ferror(f) && fflush(f) == 0;
+    ok = ok && append_checksum(f);
     ok = fclose(f) == 0 && ok && rename(tmp, path) == 0; /* never a half-written model */
     if (!ok)
         unlink(tmp);
@@ -209,7 +224,11 @@ int kt_model_load(const char *path, kt_model **out, kt_diag *diag)
     if (rc != KT_OK)
         return rc;
     kt_model *m = calloc(1, sizeof *m);
-    reader r = {(const unsigned char *)data, (const unsigned char *)data + len, !m};
+    uint64_t sum = 0;
+    bool intact = len >= 8 && (memcpy(&sum, data + len - 8, 8), true) &&
+                  sum == kt_hash(KT_HASH_INIT, data, len - 8);
+    reader r = {(const unsigned char *)data,
+                (const unsigned char *)data + (intact ? len - 8 : 0), !m || !intact};
     if (m)
         read_model(&r, m);
     free(data);

@@ -70,6 +70,7 @@ extern const kt_method kt_method_knn;
 extern const kt_method kt_method_naive_bayes;
 extern const kt_method kt_method_tree;
 extern const kt_method kt_method_forest;
+extern const kt_method kt_method_svc;
 
 /* Input f of a sample as a standardised log-scale number, or NAN when the
  * field is not numeric (or constant in training). */
