@@ -47,6 +47,16 @@ void kt_vocab_clear(kt_vocab *v)
     *v = (kt_vocab){0};
 }
 
+void kt_fields_free(char **names, kt_vocab *vocab, size_t n)
+{
+    for (size_t i = 0; vocab && i < n; i++)
+        kt_vocab_clear(&vocab[i]);
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+    free(vocab);
+}
+
 /* ------------------------------------------------------------------ keys */
 
 void kt_key_fields_free(char **names, char **values, size_t n)
@@ -251,17 +261,11 @@ void kt_dataset_free(kt_dataset *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; d->in_vocab && i < d->nin; i++)
-        kt_vocab_clear(&d->in_vocab[i]);
-    for (size_t i = 0; d->out_vocab && i < d->nout; i++)
-        kt_vocab_clear(&d->out_vocab[i]);
-    kt_key_fields_free(d->in_names, NULL, d->in_names ? d->nin : 0);
-    kt_key_fields_free(d->out_names, NULL, d->out_names ? d->nout : 0);
+    kt_fields_free(d->in_names, d->in_vocab, d->nin);
+    kt_fields_free(d->out_names, d->out_vocab, d->nout);
     for (size_t i = 0; i < d->n; i++)
         free(d->problem[i]);
     free(d->problem);
-    free(d->in_vocab);
-    free(d->out_vocab);
     free(d->x);
     free(d->xnum);
     free(d->y);

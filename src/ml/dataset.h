@@ -24,6 +24,9 @@ uint16_t kt_vocab_find(const kt_vocab *v, const char *w);
 int kt_vocab_add(kt_vocab *v, const char *w, uint16_t *tok);
 void kt_vocab_clear(kt_vocab *v);
 
+/* Free n field names and their n vocabularies (either may be NULL). */
+void kt_fields_free(char **names, kt_vocab *vocab, size_t n);
+
 typedef struct kt_dataset {
     char *kernel;
     size_t n;             /* samples */

@@ -179,14 +179,8 @@ void kt_model_free(kt_model *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; m->in_vocab && i < m->nin; i++)
-        kt_vocab_clear(&m->in_vocab[i]);
-    for (size_t i = 0; m->out_vocab && i < m->nout; i++)
-        kt_vocab_clear(&m->out_vocab[i]);
-    kt_key_fields_free(m->in_names, NULL, m->in_names ? m->nin : 0);
-    kt_key_fields_free(m->out_names, NULL, m->out_names ? m->nout : 0);
-    free(m->in_vocab);
-    free(m->out_vocab);
+    kt_fields_free(m->in_names, m->in_vocab, m->nin);
+    kt_fields_free(m->out_names, m->out_vocab, m->nout);
     kt_samples_clear(&m->train);
     kt_samples_clear(&m->test);
     free(m->mean);
