@@ -49,8 +49,11 @@ typedef struct kt_backend {
                    kt_build *builds, kt_diag *diag);
 
     /* worker side */
-    int (*load)(void *ctx, const char *artifact, bool reference, void **kernel,
-                kt_diag *diag);
+    /* Load a compiled configuration.  slots holds the spec's expression
+     * values for this configuration and problem (kt_spec_slots), from which
+     * a GPU backend computes the launch geometry. */
+    int (*load)(void *ctx, const char *artifact, const double *slots, bool reference,
+                void **kernel, kt_diag *diag);
     void (*unload)(void *ctx, void *kernel);
     int (*buffer_new)(void *ctx, size_t bytes, void **buf, kt_diag *diag);
     void (*buffer_free)(void *ctx, void *buf, size_t bytes);

@@ -383,10 +383,11 @@ typedef struct cpu_kernel {
     entry_fn entry;
 } cpu_kernel;
 
-static int cpu_load(void *vctx, const char *artifact, bool reference, void **out,
-                    kt_diag *diag)
+static int cpu_load(void *vctx, const char *artifact, const double *slots,
+                    bool reference, void **out, kt_diag *diag)
 {
     (void)vctx;
+    (void)slots; /* a C kernel gets its sizes as arguments */
     (void)reference;
     cpu_kernel *k = calloc(1, sizeof *k);
     if (!k)

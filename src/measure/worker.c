@@ -41,6 +41,8 @@ struct kt_worker {
     const kt_backend *be;
     void *be_ctx;
     const kt_spec *spec;
+    const kt_problem *prob;
+    uint16_t *ref_cfg;     /* the configuration whose geometry the reference uses */
     kt_measure_opts opts;
     char *ref_artifact;
     kt_args args;
@@ -63,6 +65,7 @@ kt_measure_opts kt_measure_defaults(void)
 /* What the child keeps between evaluations. */
 typedef struct child {
     kt_worker *w;
+    double *slots;         /* expression values of the configuration */
     void **bufs;           /* backend buffers of the vector arguments */
     void **argv;           /* argv[i] points to argument i's value */
     void *scratch;         /* host copy for read-back and poisoning */
@@ -78,10 +81,11 @@ static int child_setup(child *ch, kt_diag *diag)
     ch->bufs = calloc(n ? n : 1, sizeof *ch->bufs);
     ch->argv = calloc(n ? n : 1, sizeof *ch->argv);
     ch->times = calloc(2 * (size_t)w->opts.max_reps, sizeof *ch->times);
+    ch->slots = calloc(w->spec->nnames + 1, sizeof *ch->slots);
     for (size_t i = 0; i < n; i++)
         biggest = w->args.bytes[i] > biggest ? w->args.bytes[i] : biggest;
     ch->scratch = malloc(biggest);
-    if (!ch->bufs || !ch->argv || !ch->times || !ch->scratch)
+    if (!ch->bufs || !ch->argv || !ch->times || !ch->scratch || !ch->slots)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         if (w->spec->args[i].scalar) {
@@ -223,14 +227,16 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     r->power_w = joules / wall;
 }
 
-static void child_eval(child *ch, const char *artifact, bool reference, kt_result *r)
+static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
+                       bool reference, kt_result *r)
 {
     kt_worker *w = ch->w;
     kt_diag diag = {{0}};
     *r = (kt_result){.status = KT_STATUS_RUNTIME_ERROR, .energy_j = NAN,
                      .power_w = NAN, .time_ms = NAN, .min_ms = NAN, .spread = NAN};
     void *kernel = NULL;
-    if (w->be->load(w->be_ctx, artifact, reference, &kernel, &diag) != KT_OK) {
+    kt_spec_slots(w->spec, cfg, w->prob, ch->slots);
+    if (w->be->load(w->be_ctx, artifact, ch->slots, reference, &kernel, &diag) != KT_OK) {
         kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
         return;
     }
@@ -287,16 +293,19 @@ static void child_main(kt_worker *w, int fd)
         r.status = KT_STATUS_RUNTIME_ERROR;
         kt_strlcpy(r.detail, sizeof r.detail, diag.msg);
     } else if (!((shared_head *)w->shared)->ready) {
-        child_eval(&ch, w->ref_artifact, true, &r);
+        child_eval(&ch, w->ref_artifact, w->ref_cfg, true, &r);
     }
     if (!send_all(fd, &r, sizeof r) || r.status != KT_STATUS_OK)
         _exit(0);
     request q;
     char path[4096];
-    while (read_all(fd, &q, sizeof q) && q.kind == REQ_EVAL &&
-           q.path_len < sizeof path && read_all(fd, path, q.path_len)) {
+    uint16_t *cfg = malloc((w->spec->nparams + 1) * sizeof *cfg);
+    size_t cfg_bytes = w->spec->nparams * sizeof *cfg;
+    while (cfg && read_all(fd, &q, sizeof q) && q.kind == REQ_EVAL &&
+           q.path_len < sizeof path && read_all(fd, path, q.path_len) &&
+           read_all(fd, cfg, cfg_bytes)) {
         path[q.path_len] = '\0';
-        child_eval(&ch, path, false, &r);
+        child_eval(&ch, path, cfg, false, &r);
         if (!send_all(fd, &r, sizeof r))
             break;
     }
@@ -396,19 +405,25 @@ static int start(kt_worker *w, kt_diag *diag)
 
 int kt_worker_new(const kt_backend *be, void *be_ctx, const kt_spec *spec,
                   const kt_problem *prob, const char *ref_artifact,
-                  const kt_measure_opts *opts, kt_worker **out, kt_diag *diag)
+                  const uint16_t *ref_cfg, const kt_measure_opts *opts,
+                  kt_worker **out, kt_diag *diag)
 {
     *out = NULL;
     kt_worker *w = calloc(1, sizeof *w);
     if (!w)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
-    *w = (kt_worker){.be = be, .be_ctx = be_ctx, .spec = spec, .opts = *opts, .fd = -1};
+    *w = (kt_worker){.be = be, .be_ctx = be_ctx, .spec = spec, .prob = prob,
+                     .opts = *opts, .fd = -1};
     if (w->opts.max_reps < 1)
         w->opts.max_reps = 1;
     w->ref_artifact = kt_strdup(ref_artifact);
     w->ref_offset = calloc(spec->nargs ? spec->nargs : 1, sizeof *w->ref_offset);
-    int rc = w->ref_artifact && w->ref_offset ? KT_OK
-                                              : kt_fail(diag, KT_ENOMEM, "out of memory");
+    w->ref_cfg = malloc((spec->nparams + 1) * sizeof *w->ref_cfg);
+    int rc = w->ref_artifact && w->ref_offset && w->ref_cfg
+                 ? KT_OK
+                 : kt_fail(diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK)
+        memcpy(w->ref_cfg, ref_cfg, spec->nparams * sizeof *ref_cfg);
     if (rc == KT_OK)
         rc = kt_args_new(spec, prob, opts->seed, &w->args, diag);
     size_t total = sizeof(shared_head);
@@ -450,10 +465,12 @@ void kt_worker_free(kt_worker *w)
     kt_args_clear(&w->args);
     free(w->ref_offset);
     free(w->ref_artifact);
+    free(w->ref_cfg);
     free(w);
 }
 
-int kt_worker_eval(kt_worker *w, const char *artifact, kt_result *out, kt_diag *diag)
+int kt_worker_eval(kt_worker *w, const char *artifact, const uint16_t *cfg,
+                   kt_result *out, kt_diag *diag)
 {
     if (!w->pid) {
         int rc = start(w, diag);
@@ -465,7 +482,8 @@ int kt_worker_eval(kt_worker *w, const char *artifact, kt_result *out, kt_diag *
     size_t len = strlen(artifact);
     request q = {REQ_EVAL, (uint32_t)len};
     int got = -1;
-    if (send_all(w->fd, &q, sizeof q) && send_all(w->fd, artifact, len))
+    if (send_all(w->fd, &q, sizeof q) && send_all(w->fd, artifact, len) &&
+        send_all(w->fd, cfg, w->spec->nparams * sizeof *cfg))
         got = receive(w->fd, out, kt_now() + w->opts.timeout_s);
     if (got == -2) {
         reap(w, true, NULL);

@@ -32,16 +32,19 @@ typedef struct kt_worker kt_worker;
 
 /* Start a worker for spec/prob on backend (whose ctx is open).  The
  * reference outputs come from ref_artifact, which was compiled with the
- * reference kernel (or the default configuration).  Fails when the
- * reference itself cannot produce outputs. */
+ * reference kernel (or the default configuration, ref_cfg, whose values
+ * also give the reference's launch geometry).  Fails when the reference
+ * itself cannot produce outputs.  spec and prob must outlive the worker. */
 int kt_worker_new(const kt_backend *be, void *be_ctx, const kt_spec *spec,
                   const kt_problem *prob, const char *ref_artifact,
-                  const kt_measure_opts *opts, kt_worker **out, kt_diag *diag);
+                  const uint16_t *ref_cfg, const kt_measure_opts *opts,
+                  kt_worker **out, kt_diag *diag);
 void kt_worker_free(kt_worker *w);
 
-/* Evaluate the compiled configuration at artifact; out receives the
- * classified result.  Returns an error only when no worker can be run. */
-int kt_worker_eval(kt_worker *w, const char *artifact, kt_result *out,
-                   kt_diag *diag);
+/* Evaluate the compiled configuration cfg (value indices) at artifact; out
+ * receives the classified result.  Returns an error only when no worker
+ * can be run. */
+int kt_worker_eval(kt_worker *w, const char *artifact, const uint16_t *cfg,
+                   kt_result *out, kt_diag *diag);
 
 #endif /* KT_WORKER_H */

@@ -136,7 +136,7 @@ static int start_worker(run *r)
         rc = kt_fail(r->diag, KT_ECOMPILE, "the reference (%s) does not compile: %s",
                      ref ? "default configuration" : r->spec->ref_name, b.detail);
     if (rc == KT_OK)
-        rc = kt_worker_new(r->be, r->be_ctx, r->spec, &r->prob, b.artifact,
+        rc = kt_worker_new(r->be, r->be_ctx, r->spec, &r->prob, b.artifact, def,
                            &r->opts->measure, &r->worker, r->diag);
     kt_builds_clear(&b, 1);
     free(def);
@@ -203,7 +203,8 @@ static int measure(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
             if (!r->worker)
                 rc = start_worker(r);
             if (rc == KT_OK)
-                rc = kt_worker_eval(r->worker, builds[i].artifact, &res, r->diag);
+                rc = kt_worker_eval(r->worker, builds[i].artifact, cfgs[i], &res,
+                                    r->diag);
         } else {
             kt_strlcpy(res.detail, sizeof res.detail, builds[i].detail);
         }
