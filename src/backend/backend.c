@@ -5,9 +5,11 @@
 #include <string.h>
 
 extern const kt_backend kt_backend_cpu;
+extern const kt_backend kt_backend_cuda;
 
 static const kt_backend *const REGISTRY[] = {
     &kt_backend_cpu,
+    &kt_backend_cuda,
 };
 
 const kt_backend *kt_backend_find(const char *name)

@@ -22,6 +22,8 @@ typedef struct kt_backend_opts {
     const char *cache_dir;   /* where compiled kernels are kept */
     int jobs;                /* parallel compilations */
     const char *compiler;    /* C backend: the compiler command, "cc" if NULL */
+    const char *arch;        /* GPU backends: target ("sm_90"); NULL: the
+                                device's own, or sm_90 without a device */
 } kt_backend_opts;
 
 /* The outcome of compiling one configuration. */
@@ -51,7 +53,9 @@ typedef struct kt_backend {
     /* worker side */
     /* Load a compiled configuration.  slots holds the spec's expression
      * values for this configuration and problem (kt_spec_slots), from which
-     * a GPU backend computes the launch geometry. */
+     * a GPU backend computes the launch geometry.  KT_ERANGE: the
+     * configuration exceeds the device's limits (threads, shared memory,
+     * registers); the detail says which. */
     int (*load)(void *ctx, const char *artifact, const double *slots, bool reference,
                 void **kernel, kt_diag *diag);
     void (*unload)(void *ctx, void *kernel);

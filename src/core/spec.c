@@ -642,16 +642,15 @@ static int load_source(loader *L, const char *keypath, const char *file,
     return rc;
 }
 
-static int parse_grid(loader *L, json_object *ks, const char *key, kt_expr **dims)
+static int parse_grid(loader *L, json_object *obj, const char *parent, const char *key,
+                      bool required, kt_expr **dims)
 {
     static const char *const known[] = {"X", "Y", "Z", NULL};
     static const char *const axes[] = {"X", "Y", "Z"};
-    char path[64];
-    snprintf(path, sizeof path, "KernelSpecification.%s", key);
+    char path[96];
+    snprintf(path, sizeof path, "%s.%s", parent, key);
     json_object *g;
-    bool required = L->spec->language == KT_LANG_CUDA ||
-                    L->spec->language == KT_LANG_OPENCL;
-    int rc = get_key(L, ks, "KernelSpecification", key, json_type_object, required, &g);
+    int rc = get_key(L, obj, parent, key, json_type_object, required, &g);
     if (rc != KT_OK || !g)
         return rc;
     warn_unknown(L, g, path, known);
@@ -662,7 +661,8 @@ static int parse_grid(loader *L, json_object *ks, const char *key, kt_expr **dim
 
 static int parse_reference_kernel(loader *L, json_object *ks)
 {
-    static const char *const known[] = {"KernelName", "KernelFile", NULL};
+    static const char *const known[] = {"KernelName", "KernelFile", "GlobalSize",
+                                        "LocalSize", NULL};
     const char *path = "KernelSpecification.ReferenceKernel";
     json_object *rk;
     int rc = get_key(L, ks, "KernelSpecification", "ReferenceKernel",
@@ -673,11 +673,24 @@ static int parse_reference_kernel(loader *L, json_object *ks)
     const char *name, *file;
     kt_spec *s = L->spec;
     if ((rc = get_string(L, rk, path, "KernelName", true, &name)) ||
-        (rc = get_string(L, rk, path, "KernelFile", true, &file)))
+        (rc = get_string(L, rk, path, "KernelFile", true, &file)) ||
+        (rc = parse_grid(L, rk, path, "GlobalSize", false, s->ref_global)) ||
+        (rc = parse_grid(L, rk, path, "LocalSize", false, s->ref_local)))
         return rc;
     if (!(s->ref_name = kt_strdup(name)))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     return load_source(L, path, file, &s->ref_file, &s->ref_source);
+}
+
+/* GlobalSizeType "OpenCL" counts threads, "CUDA" (the default) blocks. */
+static int parse_grid_type(loader *L, json_object *ks)
+{
+    static const name_code TYPES[] = {{"CUDA", 0}, {"OpenCL", 1}, {"Vulkan", 0}};
+    int in_threads = 0;
+    int rc = get_enum(L, ks, "KernelSpecification", "GlobalSizeType", false, TYPES,
+                      KT_ARRAY_LEN(TYPES), &in_threads);
+    L->spec->grid_in_threads = in_threads;
+    return rc;
 }
 
 static int parse_options(loader *L, json_object *ks)
@@ -728,12 +741,15 @@ static int parse_kernel(loader *L, json_object *root)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     if (s->language == KT_LANG_NONE) /* a space only: nothing to compile or call */
         return KT_OK;
+    bool gpu = s->language == KT_LANG_CUDA || s->language == KT_LANG_OPENCL;
     if ((rc = get_string(L, ks, kp, "KernelFile", true, &file)) ||
         (rc = load_source(L, "KernelSpecification.KernelFile", file, &s->kernel_file,
                           &s->kernel_source)) ||
         (rc = parse_options(L, ks)) ||
-        (rc = parse_grid(L, ks, "GlobalSize", s->global)) ||
-        (rc = parse_grid(L, ks, "LocalSize", s->local)) ||
+        (rc = parse_grid(L, ks, kp, "GlobalSize", gpu, s->global)) ||
+        (rc = parse_grid(L, ks, kp, "LocalSize", gpu, s->local)) ||
+        (rc = parse_grid_type(L, ks)) ||
+        (rc = get_expr(L, ks, kp, "SharedMemory", false, &s->shared)) ||
         (rc = get_expr(L, ks, kp, "FlopCount", false, &s->flops)) ||
         (rc = parse_args(L, ks)))
         return rc;
@@ -912,7 +928,10 @@ void kt_spec_free(kt_spec *s)
     for (int i = 0; i < 3; i++) {
         kt_expr_free(s->global[i]);
         kt_expr_free(s->local[i]);
+        kt_expr_free(s->ref_global[i]);
+        kt_expr_free(s->ref_local[i]);
     }
+    kt_expr_free(s->shared);
     kt_expr_free(s->flops);
     free_strings(s->compiler_options, s->ncompiler_options);
     free_strings(s->names, s->nnames);

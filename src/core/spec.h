@@ -11,9 +11,12 @@
  *                                               as ProblemSize[i];
  *   TuningParameters[i].Default                the default configuration;
  *   KernelSpecification.FlopCount              expression for GFLOP/s;
- *   KernelSpecification.ReferenceKernel        {"KernelName","KernelFile"}:
- *                                               the trusted implementation
- *                                               outputs are checked against;
+ *   KernelSpecification.ReferenceKernel        {"KernelName","KernelFile"}
+ *                                               (GPU: also "GlobalSize",
+ *                                               "LocalSize"): the trusted
+ *                                               implementation outputs are
+ *                                               checked against;
+ *   KernelSpecification.SharedMemory           may be an expression (bytes);
  *   Arguments[i].Size / .FillValue             may be expressions over
  *                                               problem names.
  * Unknown keys are reported as warnings; missing required keys and wrong
@@ -95,7 +98,11 @@ typedef struct kt_spec {
     char **compiler_options;
     size_t ncompiler_options;
     kt_expr *global[3];     /* GPU grid; NULL where absent */
-    kt_expr *local[3];
+    kt_expr *local[3];      /* GPU block */
+    bool grid_in_threads;   /* GlobalSizeType "OpenCL": global counts threads */
+    kt_expr *shared;        /* SharedMemory: dynamic shared bytes; NULL: 0 */
+    kt_expr *ref_global[3]; /* ReferenceKernel's own GlobalSize/LocalSize, */
+    kt_expr *ref_local[3];  /* NULL: the kernel's */
     kt_expr *flops;         /* NULL when absent */
     kt_arg *args;
     size_t nargs;

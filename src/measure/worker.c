@@ -236,7 +236,10 @@ static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
                      .power_w = NAN, .time_ms = NAN, .min_ms = NAN, .spread = NAN};
     void *kernel = NULL;
     kt_spec_slots(w->spec, cfg, w->prob, ch->slots);
-    if (w->be->load(w->be_ctx, artifact, ch->slots, reference, &kernel, &diag) != KT_OK) {
+    int rc = w->be->load(w->be_ctx, artifact, ch->slots, reference, &kernel, &diag);
+    if (rc != KT_OK) {
+        if (rc == KT_ERANGE)
+            r->status = KT_STATUS_INVALID;
         kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
         return;
     }

@@ -1,0 +1,104 @@
+/* cuda_api.c - dlopen the CUDA driver and NVRTC into tables of function
+ * pointers (cuda_api.h).  The symbol names are the ones cuda.h maps its
+ * calls to (the _v2 entry points where the ABI changed). */
+#include "backend/cuda_api.h"
+#include "core/util.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <string.h>
+
+typedef struct symbol {
+    const char *name;
+    size_t offset;      /* of the pointer in the table */
+} symbol;
+
+#define CU(field, name) {name, offsetof(kt_cuda_api, field)}
+static const symbol CUDA_SYMBOLS[] = {
+    CU(cuInit, "cuInit"),
+    CU(cuDriverGetVersion, "cuDriverGetVersion"),
+    CU(cuDeviceGetCount, "cuDeviceGetCount"),
+    CU(cuDeviceGet, "cuDeviceGet"),
+    CU(cuDeviceGetName, "cuDeviceGetName"),
+    CU(cuDeviceGetAttribute, "cuDeviceGetAttribute"),
+    CU(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+    CU(cuCtxSetCurrent, "cuCtxSetCurrent"),
+    CU(cuCtxSynchronize, "cuCtxSynchronize"),
+    CU(cuModuleLoadData, "cuModuleLoadData"),
+    CU(cuModuleUnload, "cuModuleUnload"),
+    CU(cuModuleGetFunction, "cuModuleGetFunction"),
+    CU(cuFuncGetAttribute, "cuFuncGetAttribute"),
+    CU(cuFuncSetAttribute, "cuFuncSetAttribute"),
+    CU(cuMemAlloc, "cuMemAlloc_v2"),
+    CU(cuMemFree, "cuMemFree_v2"),
+    CU(cuMemcpyHtoD, "cuMemcpyHtoD_v2"),
+    CU(cuMemcpyDtoH, "cuMemcpyDtoH_v2"),
+    CU(cuMemsetD8, "cuMemsetD8_v2"),
+    CU(cuLaunchKernel, "cuLaunchKernel"),
+    CU(cuEventCreate, "cuEventCreate"),
+    CU(cuEventRecord, "cuEventRecord"),
+    CU(cuEventSynchronize, "cuEventSynchronize"),
+    CU(cuEventElapsedTime, "cuEventElapsedTime"),
+    CU(cuEventDestroy, "cuEventDestroy_v2"),
+    CU(cuGetErrorString, "cuGetErrorString"),
+};
+
+#define NV(field) {#field, offsetof(kt_nvrtc_api, field)}
+static const symbol NVRTC_SYMBOLS[] = {
+    NV(nvrtcVersion),         NV(nvrtcCreateProgram),  NV(nvrtcCompileProgram),
+    NV(nvrtcGetProgramLogSize), NV(nvrtcGetProgramLog), NV(nvrtcGetCUBINSize),
+    NV(nvrtcGetCUBIN),        NV(nvrtcDestroyProgram), NV(nvrtcGetErrorString),
+};
+
+/* Open the first library of names that loads, and resolve every symbol. */
+static int load(void **lib, const char *const *names, size_t nnames, const symbol *syms,
+                size_t nsyms, void *table, const char *what, kt_diag *diag)
+{
+    *lib = NULL;
+    for (size_t i = 0; i < nnames && !*lib; i++)
+        *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!*lib)
+        return kt_fail(diag, KT_EBACKEND, "%s is not available (%s)", what, dlerror());
+    for (size_t i = 0; i < nsyms; i++) {
+        void *fn = dlsym(*lib, syms[i].name);
+        if (!fn) {
+            dlclose(*lib);
+            *lib = NULL;
+            return kt_fail(diag, KT_EBACKEND, "%s lacks '%s'", what, syms[i].name);
+        }
+        memcpy((char *)table + syms[i].offset, &fn, sizeof fn);
+    }
+    return KT_OK;
+}
+
+int kt_cuda_api_load(kt_cuda_api *api, kt_diag *diag)
+{
+    static const char *const NAMES[] = {"libcuda.so.1", "libcuda.so"};
+    memset(api, 0, sizeof *api);
+    return load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), CUDA_SYMBOLS,
+                KT_ARRAY_LEN(CUDA_SYMBOLS), api, "the CUDA driver (libcuda.so.1)", diag);
+}
+
+int kt_nvrtc_api_load(kt_nvrtc_api *api, kt_diag *diag)
+{
+    static const char *const NAMES[] = {
+        "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+        "/usr/local/cuda/lib64/libnvrtc.so"};
+    memset(api, 0, sizeof *api);
+    return load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), NVRTC_SYMBOLS,
+                KT_ARRAY_LEN(NVRTC_SYMBOLS), api, "NVRTC (libnvrtc.so)", diag);
+}
+
+void kt_cuda_api_unload(kt_cuda_api *api)
+{
+    if (api->lib)
+        dlclose(api->lib);
+    memset(api, 0, sizeof *api);
+}
+
+void kt_nvrtc_api_unload(kt_nvrtc_api *api)
+{
+    if (api->lib)
+        dlclose(api->lib);
+    memset(api, 0, sizeof *api);
+}

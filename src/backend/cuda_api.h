@@ -1,0 +1,85 @@
+/* cuda_api.h - the CUDA driver and NVRTC entry points ktune uses, loaded at
+ * run time with dlopen, so that ktune builds and runs where CUDA is absent
+ * (as hashcat's dynloader does).  Types are declared here, not taken from
+ * cuda.h, for the same reason. */
+#ifndef KT_CUDA_API_H
+#define KT_CUDA_API_H
+
+#include "ktune.h"
+
+typedef int CUresult;          /* 0: CUDA_SUCCESS */
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUmodule;
+typedef void *CUfunction;
+typedef void *CUevent;
+typedef void *CUstream;
+typedef unsigned long long CUdeviceptr;
+typedef void *nvrtcProgram;
+typedef int nvrtcResult;       /* 0: NVRTC_SUCCESS */
+
+/* Device attributes ktune reads (values from cuda.h). */
+enum {
+    KT_CU_MAX_THREADS_PER_BLOCK = 1,
+    KT_CU_MAX_SHARED_PER_BLOCK = 8,
+    KT_CU_MULTIPROCESSOR_COUNT = 16,
+    KT_CU_CC_MAJOR = 75,
+    KT_CU_CC_MINOR = 76,
+    KT_CU_MAX_SHARED_PER_BLOCK_OPTIN = 97,
+    KT_CU_FUNC_MAX_DYNAMIC_SHARED = 8, /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    KT_CU_FUNC_NUM_REGS = 4,
+};
+
+typedef struct kt_cuda_api {
+    void *lib;
+    CUresult (*cuInit)(unsigned);
+    CUresult (*cuDriverGetVersion)(int *);
+    CUresult (*cuDeviceGetCount)(int *);
+    CUresult (*cuDeviceGet)(CUdevice *, int);
+    CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+    CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*cuCtxSetCurrent)(CUcontext);
+    CUresult (*cuCtxSynchronize)(void);
+    CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+    CUresult (*cuModuleUnload)(CUmodule);
+    CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+    CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*cuMemFree)(CUdeviceptr);
+    CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+    CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+    CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                               unsigned, unsigned, unsigned, CUstream, void **, void **);
+    CUresult (*cuEventCreate)(CUevent *, unsigned);
+    CUresult (*cuEventRecord)(CUevent, CUstream);
+    CUresult (*cuEventSynchronize)(CUevent);
+    CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+    CUresult (*cuEventDestroy)(CUevent);
+    CUresult (*cuGetErrorString)(CUresult, const char **);
+} kt_cuda_api;
+
+typedef struct kt_nvrtc_api {
+    void *lib;
+    nvrtcResult (*nvrtcVersion)(int *, int *);
+    nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                                      const char *const *, const char *const *);
+    nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
+    nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
+    const char *(*nvrtcGetErrorString)(nvrtcResult);
+} kt_nvrtc_api;
+
+/* Load the driver (libcuda.so.1) or NVRTC; KT_EBACKEND with the reason in
+ * diag when the library or one of its symbols is missing. */
+int kt_cuda_api_load(kt_cuda_api *api, kt_diag *diag);
+int kt_nvrtc_api_load(kt_nvrtc_api *api, kt_diag *diag);
+void kt_cuda_api_unload(kt_cuda_api *api);
+void kt_nvrtc_api_unload(kt_nvrtc_api *api);
+
+#endif /* KT_CUDA_API_H */

@@ -1,0 +1,152 @@
+/* test_cuda.c - the CUDA backend without a GPU: every shipped CUDA kernel's
+ * default configuration, its reference and a sample of other
+ * configurations compile with NVRTC for sm_90; a broken kernel is a
+ * compile error with NVRTC's message; tuning without a device is a clear
+ * error.  Skips (passing) where NVRTC itself is absent. */
+#include "backend/backend.h"
+#include "backend/cuda_api.h"
+#include "core/space.h"
+#include "core/util.h"
+#include "tune/tuner.h"
+#include "test.h"
+
+#include <sys/stat.h>
+
+static bool have_nvrtc(void)
+{
+    kt_nvrtc_api api;
+    kt_diag d = {{0}};
+    if (kt_nvrtc_api_load(&api, &d) != KT_OK) {
+        printf("  skipped: %s\n", d.msg);
+        return false;
+    }
+    kt_nvrtc_api_unload(&api);
+    return true;
+}
+
+static const char *cache_dir(void)
+{
+    static char buf[128];
+    snprintf(buf, sizeof buf, "/tmp/ktune-test-cuda-%d", (int)getpid());
+    return buf;
+}
+
+static void compile_sample(const char *spec_path, const char *problem, size_t sample)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    kt_space *space;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(kt_test_path(spec_path), NULL, NULL, &spec, &d) == KT_OK);
+    CHECK(kt_problem_parse(spec, problem, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
+    CHECK(kt_space_build(space, 1 << 20, &d) == KT_OK);
+    const kt_backend *be = kt_backend_find("cuda");
+    CHECK(be != NULL);
+    kt_backend_opts o = {.cache_dir = cache_dir(), .jobs = 2, .arch = "sm_90"};
+    void *ctx;
+    CHECK(be->open(spec, &o, &ctx, &d) == KT_OK);
+    size_t n = sample + 2, np = spec->nparams;
+    uint16_t *cfgs = calloc(n * np, sizeof *cfgs);
+    const uint16_t **list = calloc(n, sizeof *list);
+    kt_build *builds = calloc(n, sizeof *builds);
+    kt_rng rng;
+    kt_rng_seed(&rng, 9);
+    kt_space_default(space, cfgs);
+    list[0] = cfgs;
+    list[1] = NULL; /* the reference kernel */
+    for (size_t i = 2; i < n; i++) {
+        CHECK(kt_space_sample(space, &rng, cfgs + i * np) == KT_OK);
+        list[i] = cfgs + i * np;
+    }
+    CHECK(be->compile(ctx, list, n, builds, &d) == KT_OK);
+    for (size_t i = 0; i < n; i++) {
+        if (builds[i].status != KT_STATUS_OK)
+            fprintf(stderr, "configuration %zu: %s\n", i, builds[i].detail);
+        CHECK(builds[i].status == KT_STATUS_OK);
+        struct stat st;
+        CHECK(stat(builds[i].artifact, &st) == 0 && st.st_size > 1000);
+    }
+    kt_builds_clear(builds, n);
+    free(builds);
+    free(list);
+    free(cfgs);
+    be->close(ctx);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+}
+
+static void test_shipped_cuda_kernels_compile_for_sm90(void)
+{
+    if (have_nvrtc())
+        compile_sample("kernels/gemm/gemm-cuda.json", NULL, 10);
+}
+
+static void test_broken_kernel_is_a_compile_error(void)
+{
+    if (!have_nvrtc())
+        return;
+    const char *dir = cache_dir();
+    mkdir(dir, 0755);
+    char src[256], spec_path[256];
+    snprintf(src, sizeof src, "%s/broken.cu", dir);
+    snprintf(spec_path, sizeof spec_path, "%s/broken.json", dir);
+    FILE *f = fopen(src, "w");
+    fputs("extern \"C\" __global__ void k(float *x) { x[0] = undefined_name; }\n", f);
+    fclose(f);
+    f = fopen(spec_path, "w");
+    fputs("{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"A\", \"Type\": "
+          "\"int\", \"Values\": \"[1]\"}]}, \"KernelSpecification\": {\"Language\": "
+          "\"CUDA\", \"KernelName\": \"k\", \"KernelFile\": \"broken.cu\", "
+          "\"GlobalSize\": {\"X\": \"1\"}, \"LocalSize\": {\"X\": \"1\"}, \"Arguments\": "
+          "[{\"Name\": \"x\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+          "\"AccessType\": \"WriteOnly\", \"Size\": 1}]}}", f);
+    fclose(f);
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(spec_path, NULL, NULL, &spec, &d) == KT_OK);
+    const kt_backend *be = kt_backend_find("cuda");
+    kt_backend_opts o = {.cache_dir = dir, .jobs = 1, .arch = "sm_90"};
+    void *ctx;
+    CHECK(be->open(spec, &o, &ctx, &d) == KT_OK);
+    uint16_t cfg[1] = {0};
+    const uint16_t *list[1] = {cfg};
+    kt_build b;
+    CHECK(be->compile(ctx, list, 1, &b, &d) == KT_OK);
+    CHECK(b.status == KT_STATUS_COMPILE_ERROR);
+    CHECK(strstr(b.detail, "undefined_name") != NULL);
+    be->close(ctx);
+    kt_spec_free(spec);
+}
+
+static void test_tuning_without_a_device_is_a_clear_error(void)
+{
+    kt_cuda_api cu;
+    kt_diag d = {{0}};
+    if (!have_nvrtc())
+        return;
+    if (kt_cuda_api_load(&cu, &d) == KT_OK) {
+        kt_cuda_api_unload(&cu);
+        printf("  skipped: a CUDA driver is present here\n");
+        return;
+    }
+    kt_spec *spec;
+    CHECK(kt_spec_load(kt_test_path("kernels/gemm/gemm-cuda.json"), NULL, NULL, &spec,
+                       &d) == KT_OK);
+    kt_tune_opts o = kt_tune_defaults();
+    o.backend.cache_dir = cache_dir();
+    o.db_path = "/tmp/ktune-test-cuda-none.db";
+    kt_tune_report rep;
+    CHECK(kt_tune(spec, &o, &rep, &d) == KT_EBACKEND);
+    CHECK(strstr(d.msg, "cannot tune a CUDA kernel here") != NULL);
+    kt_tune_report_clear(&rep);
+    kt_spec_free(spec);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_shipped_cuda_kernels_compile_for_sm90),
+    KT_T(test_broken_kernel_is_a_compile_error),
+    KT_T(test_tuning_without_a_device_is_a_clear_error),
+};
+KT_TEST_MAIN(TESTS)
