@@ -28,7 +28,7 @@ ASAN_OBJ = $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
 REL_TESTS  = $(TEST_SRC:tests/%.c=$(BUILD)/rel/tests/%)
 ASAN_TESTS = $(TEST_SRC:tests/%.c=$(BUILD)/asan/tests/%)
 
-.PHONY: all deps demo check test test-asan test-cli bench clean
+.PHONY: all deps demo check test test-asan test-cli bench bundle clean
 
 all: $(BUILD)/ktune
 
@@ -105,6 +105,17 @@ demo: deps
 
 bench: deps $(BUILD)/rel/libktune.a
 	@$(MAKE) --no-print-directory -f bench/bench.mk
+
+# A relocatable folder for the GPU machine (Ubuntu, no package manager):
+# the binary finds the libraries that machine lacks (json-c, libsvm) in
+# lib/ beside it, through an $$ORIGIN rpath.
+bundle: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a
+	@mkdir -p $(BUILD)/bundle/lib
+	$(CC) $(REL_FLAGS) -Wl,-rpath,'$$ORIGIN/lib' -o $(BUILD)/bundle/ktune \
+	  $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a $(LIBS)
+	@for l in libjson-c.so.5 libsvm.so.3; do \
+	  cp -L "$$(ldconfig -p | awk -v l=$$l '$$1 == l { print $$NF; exit }')" $(BUILD)/bundle/lib/; done
+	@echo "bundle: $(BUILD)/bundle (ktune + lib/)"
 
 clean:
 	rm -rf $(BUILD)

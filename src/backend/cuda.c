@@ -299,16 +299,16 @@ static void *compile_thread(void *arg)
     }
 }
 
-static int cuda_compile(void *vctx, const uint16_t *const *cfgs, size_t n,
-                        kt_build *builds, kt_diag *diag)
+/* Compile the batch on jobs threads, in this process. */
+static int compile_here(cuda_ctx *c, const uint16_t *const *cfgs, size_t n,
+                        kt_build *builds)
 {
-    cuda_ctx *c = vctx;
     batch b = {.c = c, .cfgs = cfgs, .builds = builds, .n = n};
     size_t nthreads = (size_t)c->jobs < n ? (size_t)c->jobs : n;
     pthread_t *threads = calloc(nthreads + 1, sizeof *threads);
     if (!threads || pthread_mutex_init(&b.lock, NULL) != 0) {
         free(threads);
-        return kt_fail(diag, KT_ENOMEM, "cannot start compiler threads");
+        return KT_ENOMEM;
     }
     size_t started = 0;
     while (started < nthreads &&
@@ -321,6 +321,77 @@ static int cuda_compile(void *vctx, const uint16_t *const *cfgs, size_t n,
     pthread_mutex_destroy(&b.lock);
     free(threads);
     return KT_OK;
+}
+
+/* One build as it crosses the pipe from the compiling child. */
+typedef struct wire_build {
+    int status;
+    double compile_ms;
+    char detail[256];
+    char artifact[4096];
+} wire_build;
+
+static void compile_child(cuda_ctx *c, const uint16_t *const *cfgs, size_t n,
+                          kt_build *builds, int fd)
+{
+    int rc = compile_here(c, cfgs, n, builds);
+    for (size_t i = 0; i < n; i++) {
+        wire_build w = {.status = rc == KT_OK ? (int)builds[i].status
+                                              : KT_STATUS_COMPILE_ERROR,
+                        .compile_ms = builds[i].compile_ms};
+        kt_strlcpy(w.detail, sizeof w.detail, rc == KT_OK ? builds[i].detail
+                                                          : "out of memory");
+        kt_strlcpy(w.artifact, sizeof w.artifact,
+                   builds[i].artifact ? builds[i].artifact : "");
+        if (write(fd, &w, sizeof w) != (ssize_t)sizeof w)
+            _exit(1);
+    }
+    _exit(0);
+}
+
+/* NVRTC runs in a child process: a process that has compiled with NVRTC
+ * can no longer fork a worker whose cuInit succeeds (seen on the H100,
+ * CUDA 13: "initialization error"), so the tuner stays clean. */
+static int cuda_compile(void *vctx, const uint16_t *const *cfgs, size_t n,
+                        kt_build *builds, kt_diag *diag)
+{
+    cuda_ctx *c = vctx;
+    int fds[2];
+    memset(builds, 0, n * sizeof *builds);
+    if (pipe(fds) != 0)
+        return kt_fail(diag, KT_EBACKEND, "cannot create a pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        compile_child(c, cfgs, n, builds, fds[1]);
+    }
+    close(fds[1]);
+    int rc = pid < 0 ? kt_fail(diag, KT_EBACKEND, "cannot fork the compiler: %s",
+                               strerror(errno))
+                     : KT_OK;
+    for (size_t i = 0; rc == KT_OK && i < n; i++) {
+        wire_build w;
+        kt_build *b = &builds[i];
+        b->status = KT_STATUS_COMPILE_ERROR;
+        char *p = (char *)&w;
+        size_t left = sizeof w;
+        ssize_t k = 1;
+        while (left > 0 && (k = read(fds[0], p, left)) > 0)
+            p += k, left -= (size_t)k;
+        if (left > 0) {
+            snprintf(b->detail, sizeof b->detail, "the NVRTC process died");
+            continue;
+        }
+        b->status = (kt_status)w.status;
+        b->compile_ms = w.compile_ms;
+        kt_strlcpy(b->detail, sizeof b->detail, w.detail);
+        if (w.artifact[0] && !(b->artifact = kt_strdup(w.artifact)))
+            rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    }
+    close(fds[0]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return rc;
 }
 
 /* --------------------------------------------------------- worker side */
