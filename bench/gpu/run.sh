@@ -15,13 +15,17 @@ $K tune tests/kernels/faulty-cuda.json --db "$OUT/faulty.db" --cache "$OUT/cache
     --timeout 5 --json > "$OUT/faulty.json" 2> "$OUT/faulty.err"; echo "faulty: rc=$?"
 $K db list --db "$OUT/faulty.db" > "$OUT/faulty.txt"
 cat "$OUT/faulty.txt" | cut -c1-160
-# the kernel at an odd shape: every configuration verified or classified
-$K tune kernels/gemm/gemm-cuda.json --problem M=1000,N=1003,K=517 --strategy random \
-    --budget 24 --seed 3 --db "$OUT/gpu.db" --cache "$OUT/cache" --timeout 20 --json \
-    > "$OUT/odd.json" 2> "$OUT/odd.err"; echo "odd shape: rc=$?"
-# tuning at 4096^3
-$K tune kernels/gemm/gemm-cuda.json --problem M=4096,N=4096,K=4096 --strategy random \
-    --budget 60 --seed 1 --db "$OUT/gpu.db" --cache "$OUT/cache" --timeout 20 --json \
+# odd shapes: every sampled configuration verified (the second shape takes
+# the float4 paths inside the matrix and the scalar ones at its edges)
+for shape in M=1000,N=1003,K=517 M=1000,N=1004,K=516; do
+    $K tune kernels/gemm/gemm-cuda.json --problem $shape --strategy random \
+        --budget 24 --seed 3 --db "$OUT/gpu.db" --cache "$OUT/cache" --timeout 20 \
+        --json > "$OUT/odd.json" 2> "$OUT/odd.err"; echo "odd shape $shape: rc=$?"
+    grep -A8 '"statuses"' "$OUT/odd.json" | tr -d '\n '; echo
+done
+# tuning at 4096^3: every valid configuration
+$K tune kernels/gemm/gemm-cuda.json --problem M=4096,N=4096,K=4096 --strategy brute_force \
+    --db "$OUT/gpu.db" --cache "$OUT/cache" --timeout 20 --jobs 16 --json \
     > "$OUT/tune4096.json" 2> "$OUT/tune4096.err"; echo "4096: rc=$?"
 $K db list --db "$OUT/gpu.db" > "$OUT/list.txt"
 python3 - <<'PY' > "$OUT/cublas.txt" 2>&1
@@ -39,5 +43,6 @@ for n in (1024, 4096):
     print(f"cuBLAS FP32 (no TF32) {n}^3: {ms:.3f} ms, {2*n**3/ms/1e9:.1f} TFLOP/s")
 PY
 cat "$OUT/cublas.txt"
-grep -E '"(measured|space_size|time_ms|gflops)"' "$OUT/odd.json" "$OUT/tune4096.json"
+grep -E '"(measured|space_size|seconds|time_ms|gflops|key)"' "$OUT/odd.json" "$OUT/tune4096.json"
+grep -A8 '"statuses"' "$OUT/tune4096.json"
 for f in faulty odd tune4096; do tail -n 2 "$OUT/$f.err"; done

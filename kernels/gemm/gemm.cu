@@ -7,7 +7,10 @@
  * Tuning parameters (macros, -DNAME=value from ktune):
  *   BM, BN      the block's tile of C;
  *   BK          the depth of each shared-memory slice;
- *   TM, TN      each thread's register tile (BM/TM x BN/TN threads).
+ *   TM, TN      each thread's register tile (BM/TM x BN/TN threads);
+ *   VEC         1: scalar global loads; 4: float4 loads where the rows are
+ *               16-byte aligned (K or N a multiple of 4) and inside the
+ *               matrix, scalar ones at the edges.
  * Launch: block (BN/TN, BM/TM), grid (ceil(N/BN), ceil(M/BM)).
  * Valid: BM % TM == 0, BN % TN == 0, the loads divide evenly among the
  * threads, and 4 * BK * (BM + BN) bytes of shared memory fit 48 KiB.
@@ -27,6 +30,9 @@
 #ifndef TN
 #define TN 4
 #endif
+#ifndef VEC
+#define VEC 1
+#endif
 
 #define THREADS ((BM / TM) * (BN / TN))
 
@@ -35,7 +41,7 @@ gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__
      float *__restrict__ C)
 {
     __shared__ float As[BK][BM];  /* transposed: a column of A is contiguous */
-    __shared__ float Bs[BK][BN];
+    __shared__ __align__(16) float Bs[BK][BN];
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     float acc[TM][TN];
@@ -46,17 +52,38 @@ gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__
             acc[i][j] = 0.0f;
 
     for (int k0 = 0; k0 < K; k0 += BK) {
-#pragma unroll
-        for (int e = tid; e < BM * BK; e += THREADS) { /* A tile, k fastest */
-            int r = e / BK, k = e % BK;
+        /* A tile, k fastest: VEC consecutive k per load */
+        for (int g = tid; g < BM * BK / VEC; g += THREADS) {
+            int r = g / (BK / VEC), k = (g % (BK / VEC)) * VEC;
             int gr = row0 + r, gk = k0 + k;
-            As[k][r] = (gr < M && gk < K) ? A[(size_t)gr * K + gk] : 0.0f;
-        }
+#if VEC == 4
+            if (gr < M && gk + 3 < K && (K & 3) == 0) {
+                float4 v = *reinterpret_cast<const float4 *>(&A[(size_t)gr * K + gk]);
+                As[k][r] = v.x;
+                As[k + 1][r] = v.y;
+                As[k + 2][r] = v.z;
+                As[k + 3][r] = v.w;
+                continue;
+            }
+#endif
 #pragma unroll
-        for (int e = tid; e < BK * BN; e += THREADS) { /* B tile, n fastest */
-            int k = e / BN, c = e % BN;
+            for (int v = 0; v < VEC; v++)
+                As[k + v][r] = (gr < M && gk + v < K) ? A[(size_t)gr * K + gk + v] : 0.0f;
+        }
+        /* B tile, n fastest: VEC consecutive columns per load */
+        for (int g = tid; g < BK * BN / VEC; g += THREADS) {
+            int k = g / (BN / VEC), c = (g % (BN / VEC)) * VEC;
             int gk = k0 + k, gc = col0 + c;
-            Bs[k][c] = (gk < K && gc < N) ? B[(size_t)gk * N + gc] : 0.0f;
+#if VEC == 4
+            if (gk < K && gc + 3 < N && (N & 3) == 0) {
+                *reinterpret_cast<float4 *>(&Bs[k][c]) =
+                    *reinterpret_cast<const float4 *>(&B[(size_t)gk * N + gc]);
+                continue;
+            }
+#endif
+#pragma unroll
+            for (int v = 0; v < VEC; v++)
+                Bs[k][c + v] = (gk < K && gc + v < N) ? B[(size_t)gk * N + gc + v] : 0.0f;
         }
         __syncthreads();
 #pragma unroll
