@@ -18,6 +18,13 @@ static kt_space *space_of(const char *params, const char *conds, const char *pro
     return s;
 }
 
+static void release(kt_space *s, kt_problem *prob, kt_spec *spec)
+{
+    kt_space_free(s);
+    kt_problem_clear(prob);
+    kt_spec_free(spec);
+}
+
 /* Every condition on every tuple of the Cartesian product. */
 static uint64_t naive_count(const kt_spec *spec, const kt_problem *prob)
 {
@@ -75,9 +82,7 @@ static void test_counts_match_naive_enumeration(void)
         CHECK_EQ_INT(st.valid, count);
         CHECK(st.nodes <= 5 + 5 * 4 + 5 * 4 * 6 + 5 * 4 * 6 * 4);
         CHECK_EQ_INT(kt_space_cartesian(s), 480);
-        kt_space_free(s);
-        kt_problem_clear(&prob);
-        kt_spec_free(spec);
+        release(s, &prob, spec);
     }
 }
 
@@ -93,9 +98,7 @@ static void test_pruning_skips_subtrees(void)
     CHECK(kt_space_count(s, &count, &st) == KT_OK);
     CHECK_EQ_INT(count, 25);
     CHECK_EQ_INT(st.nodes, 5 + 5 + 25);
-    kt_space_free(s);
-    kt_problem_clear(&prob);
-    kt_spec_free(spec);
+    release(s, &prob, spec);
 }
 
 static void test_built_space_is_sorted_and_indexable(void)
@@ -119,9 +122,7 @@ static void test_built_space_is_sorted_and_indexable(void)
     CHECK(kt_space_index_of(s, bad, &idx) == KT_ENOTFOUND);
     CHECK(kt_space_build(s, 5, &d) == KT_ERANGE);
     CHECK(strstr(d.msg, "more than 5") != NULL);
-    kt_space_free(s);
-    kt_problem_clear(&prob);
-    kt_spec_free(spec);
+    release(s, &prob, spec);
 }
 
 static void test_sampling_is_uniform_over_valid_configurations(void)
@@ -152,9 +153,7 @@ static void test_sampling_is_uniform_over_valid_configurations(void)
                 else
                     CHECK_EQ_INT(hits[a][b], 0);
     }
-    kt_space_free(s);
-    kt_problem_clear(&prob);
-    kt_spec_free(spec);
+    release(s, &prob, spec);
 }
 
 static void test_neighbours_are_valid_and_differ_in_one_parameter(void)
@@ -177,9 +176,7 @@ static void test_neighbours_are_valid_and_differ_in_one_parameter(void)
     uint16_t corner[2] = {3, 1}; /* 8 * 2 */
     CHECK(kt_space_neighbours(s, corner, KT_NBR_ADJACENT, out, 16, &n) == KT_OK);
     CHECK_EQ_INT(n, 2); /* A=4 (4*2) and B=1 (8*1); B=4 gives 32 */
-    kt_space_free(s);
-    kt_problem_clear(&prob);
-    kt_spec_free(spec);
+    release(s, &prob, spec);
 }
 
 static void test_satisfiable_prefixes(void)
@@ -203,9 +200,7 @@ static void test_satisfiable_prefixes(void)
     CHECK(kt_space_satisfiable(s, c4, none, &sat) == KT_OK && sat);
     uint16_t out_of_range[3] = {9, 0, 0};
     CHECK(kt_space_satisfiable(s, out_of_range, bound, &sat) == KT_ERANGE);
-    kt_space_free(s);
-    kt_problem_clear(&prob);
-    kt_spec_free(spec);
+    release(s, &prob, spec);
 }
 
 static void test_problem_overrides_change_the_space(void)
@@ -244,9 +239,7 @@ static void test_config_keys_round_trip(void)
     CHECK(kt_spec_config_parse(spec, "A=4", back, &d) == KT_EINVAL);
     CHECK(strstr(d.msg, "'B'") != NULL);
     free(key);
-    kt_space_free(s);
-    kt_problem_clear(&prob);
-    kt_spec_free(spec);
+    release(s, &prob, spec);
 }
 
 static const kt_test TESTS[] = {
