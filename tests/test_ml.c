@@ -129,8 +129,8 @@ static void test_split_is_seeded_and_disjoint(void)
     kt_diag d = {{0}};
     CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
     size_t *tr, *te, *tr2, *te2, ntr, nte, ntr2, nte2;
-    CHECK(kt_dataset_split(ds, 0.25, 7, &tr, &ntr, &te, &nte) == KT_OK);
-    CHECK(kt_dataset_split(ds, 0.25, 7, &tr2, &ntr2, &te2, &nte2) == KT_OK);
+    CHECK(kt_dataset_split(ds, 0.25, 7, NULL, &tr, &ntr, &te, &nte) == KT_OK);
+    CHECK(kt_dataset_split(ds, 0.25, 7, NULL, &tr2, &ntr2, &te2, &nte2) == KT_OK);
     CHECK_EQ_INT(nte, 10);
     CHECK_EQ_INT(ntr, 30);
     CHECK(memcmp(te, te2, nte * sizeof *te) == 0);
@@ -145,6 +145,28 @@ static void test_split_is_seeded_and_disjoint(void)
     free(te);
     free(tr2);
     free(te2);
+    kt_dataset_free(ds);
+    kt_db_close(db);
+}
+
+static void test_group_split_keeps_twins_together(void)
+{
+    kt_db *db = toy_db();
+    kt_dataset *ds;
+    kt_diag d = {{0}};
+    CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
+    size_t *tr, *te, ntr, nte;
+    /* ignoring N leaves two groups, kind=odd and kind=even, of 20 each */
+    CHECK(kt_dataset_split(ds, 0.25, 7, "N", &tr, &ntr, &te, &nte) == KT_OK);
+    CHECK_EQ_INT(nte, 20);
+    CHECK_EQ_INT(ntr, 20);
+    const char *kind = strstr(ds->problem[te[0]], "kind=odd") ? "kind=odd" : "kind=even";
+    for (size_t i = 0; i < nte; i++)
+        CHECK(strstr(ds->problem[te[i]], kind) != NULL);
+    for (size_t i = 0; i < ntr; i++)
+        CHECK(strstr(ds->problem[tr[i]], kind) == NULL);
+    free(tr);
+    free(te);
     kt_dataset_free(ds);
     kt_db_close(db);
 }
@@ -322,6 +344,7 @@ static const kt_test TESTS[] = {
     KT_T(test_beam_search_ranks_and_constrains),
     KT_T(test_dataset_tokenises_ok_rows_of_one_kernel),
     KT_T(test_split_is_seeded_and_disjoint),
+    KT_T(test_group_split_keeps_twins_together),
     KT_T(test_knn_predicts_its_neighbours_choice),
     KT_T(test_every_method_learns_the_toy_rule),
     KT_T(test_model_file_round_trip),

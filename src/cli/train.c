@@ -19,6 +19,9 @@ static const char USAGE[] =
     "                      (Gaussian), tree (CART), forest (30 random trees)\n"
     "  --holdout F         fraction held out for evaluation (default 0.2)\n"
     "  --seed N            seed of the split (default 1)\n"
+    "  --split-ignore F,.. hold out whole groups of problems that differ only\n"
+    "                      in these fields (e.g. batchsize,direction), so no\n"
+    "                      near-twin of a test problem is trained on\n"
     "  --k N               knn: neighbours that vote (default 5)\n"
     "  --out MODEL         the model file to write\n"
     "  --help              this text\n";
@@ -30,6 +33,7 @@ int cli_train(int argc, char **argv)
         {"where", required_argument, 0, 'w'},   {"model", required_argument, 0, 'm'},
         {"holdout", required_argument, 0, 'H'}, {"seed", required_argument, 0, 's'},
         {"k", required_argument, 0, 'k'},       {"out", required_argument, 0, 'o'},
+        {"split-ignore", required_argument, 0, 'g'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *db_path = "ktune.db", *kernel = NULL, *out = NULL;
     kt_train_opts o = {.method = "knn", .holdout = 0.2, .seed = 1, .k = 5};
@@ -49,6 +53,7 @@ int cli_train(int argc, char **argv)
             o.k = u > 0 && u < 1000 ? (int)u : 5;
             break;
         case 'o': out = optarg; break;
+        case 'g': o.group_ignore = optarg; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }

@@ -275,41 +275,125 @@ void kt_dataset_free(kt_dataset *d)
 
 /* ----------------------------------------------------------------- split */
 
-static int cmp_size(const void *a, const void *b)
+static bool listed(const char *name, const char *list)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    size_t len = strlen(name);
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, ",");
+        if (n == len && strncmp(s, name, n) == 0)
+            return true;
+        s += n + (s[n] == ',');
+    }
+    return false;
+}
+
+/* Group of each sample: the hash of its problem key without the fields
+ * named in ignore ("batchsize,direction"). */
+static int group_hashes(const kt_dataset *d, const char *ignore, uint64_t *h)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        char **names, **values;
+        size_t n;
+        int rc = kt_key_fields(d->problem[i], &names, &values, &n);
+        if (rc != KT_OK)
+            return rc;
+        h[i] = KT_HASH_INIT;
+        for (size_t f = 0; f < n; f++)
+            if (!listed(names[f], ignore))
+                h[i] = kt_hash_str(kt_hash_str(h[i], names[f]), values[f]);
+        kt_key_fields_free(names, values, n);
+    }
+    return KT_OK;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
 
-int kt_dataset_split(const kt_dataset *d, double holdout, uint64_t seed,
-                     size_t **train, size_t *ntrain, size_t **test, size_t *ntest)
+static void shuffle(uint64_t *v, size_t n, kt_rng *rng)
 {
-    size_t n = d->n, nt = (size_t)llround(holdout * (double)n);
-    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
-    *train = malloc((n - nt ? n - nt : 1) * sizeof **train);
-    *test = malloc((nt ? nt : 1) * sizeof **test);
-    if (!perm || !*train || !*test) {
-        free(perm);
-        free(*train);
-        free(*test);
+    for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
+        size_t j = (size_t)kt_rng_below(rng, i);
+        uint64_t t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+}
+
+/* Mark whole groups for testing, in a seeded random order, until about
+ * holdout of the samples are marked. */
+static int mark_groups(const kt_dataset *d, double holdout, kt_rng *rng,
+                       const uint64_t *h, bool *in_test)
+{
+    size_t n = d->n, ng = 0;
+    uint64_t *g = malloc((n ? n : 1) * sizeof *g), *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *count = calloc(n ? n : 1, sizeof *count);
+    if (!g || !order || !count) {
+        free(g);
+        free(order);
+        free(count);
         return KT_ENOMEM;
     }
+    memcpy(g, h, n * sizeof *g);
+    qsort(g, n, sizeof *g, cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        if (ng == 0 || g[ng - 1] != g[i])
+            g[ng++] = g[i];
+    for (size_t i = 0; i < n; i++)
+        count[(uint64_t *)bsearch(&h[i], g, ng, sizeof *g, cmp_u64) - g]++;
+    memcpy(order, g, ng * sizeof *order);
+    shuffle(order, ng, rng);
+    size_t want = (size_t)llround(holdout * (double)n), have = 0;
+    for (size_t k = 0; k < ng && have < want; k++) {
+        size_t at = (size_t)((uint64_t *)bsearch(&order[k], g, ng, sizeof *g, cmp_u64) - g);
+        have += count[at];
+        for (size_t i = 0; i < n; i++)
+            in_test[i] |= h[i] == order[k];
+    }
+    free(g);
+    free(order);
+    free(count);
+    return KT_OK;
+}
+
+int kt_dataset_split(const kt_dataset *d, double holdout, uint64_t seed,
+                     const char *ignore, size_t **train, size_t *ntrain,
+                     size_t **test, size_t *ntest)
+{
+    size_t n = d->n;
+    bool *in_test = calloc(n ? n : 1, sizeof *in_test);
+    uint64_t *h = malloc((n ? n : 1) * sizeof *h);
+    *train = malloc((n ? n : 1) * sizeof **train);
+    *test = malloc((n ? n : 1) * sizeof **test);
+    int rc = in_test && h && *train && *test ? KT_OK : KT_ENOMEM;
     kt_rng rng;
     kt_rng_seed(&rng, seed);
-    for (size_t i = 0; i < n; i++)
-        perm[i] = i;
-    for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
-        size_t j = (size_t)kt_rng_below(&rng, i);
-        size_t t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
+    if (rc == KT_OK && ignore && *ignore) {
+        rc = group_hashes(d, ignore, h);
+        if (rc == KT_OK)
+            rc = mark_groups(d, holdout, &rng, h, in_test);
+    } else if (rc == KT_OK) { /* every sample its own group */
+        for (size_t i = 0; i < n; i++)
+            h[i] = i;
+        shuffle(h, n, &rng);
+        for (size_t i = 0; i < (size_t)llround(holdout * (double)n); i++)
+            in_test[h[i]] = true;
     }
-    memcpy(*test, perm, nt * sizeof *perm);
-    memcpy(*train, perm + nt, (n - nt) * sizeof *perm);
-    qsort(*test, nt, sizeof **test, cmp_size);
-    qsort(*train, n - nt, sizeof **train, cmp_size);
-    *ntest = nt;
-    *ntrain = n - nt;
-    free(perm);
-    return KT_OK;
+    *ntrain = *ntest = 0;
+    for (size_t i = 0; rc == KT_OK && i < n; i++) {
+        if (in_test[i])
+            (*test)[(*ntest)++] = i;
+        else
+            (*train)[(*ntrain)++] = i;
+    }
+    free(in_test);
+    free(h);
+    if (rc != KT_OK) {
+        free(*train);
+        free(*test);
+        *train = *test = NULL;
+    }
+    return rc;
 }

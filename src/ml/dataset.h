@@ -51,9 +51,14 @@ int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
 void kt_dataset_free(kt_dataset *d);
 
 /* A seeded random split: round(holdout * n) samples for testing, the rest
- * for training; both index lists ascending.  The caller frees both. */
+ * for training; both index lists ascending.  The caller frees both.
+ * With ignore ("batchsize,direction"), samples whose problems differ only
+ * in those fields form one group, and whole groups go to one side (about
+ * holdout of the samples are tested), so no near-twin of a test problem is
+ * trained on. */
 int kt_dataset_split(const kt_dataset *d, double holdout, uint64_t seed,
-                     size_t **train, size_t *ntrain, size_t **test, size_t *ntest);
+                     const char *ignore, size_t **train, size_t *ntrain,
+                     size_t **test, size_t *ntest);
 
 /* Split "A=1,B=x" into names and values (both arrays of n heap strings). */
 int kt_key_fields(const char *key, char ***names, char ***values, size_t *n);

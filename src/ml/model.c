@@ -142,7 +142,8 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     *m = (kt_model){.method = method, .holdout = o->holdout, .seed = o->seed,
                     .nin = d->nin, .nout = d->nout};
-    int rc = kt_dataset_split(d, o->holdout, o->seed, &tr, &ntr, &te, &nte);
+    int rc = kt_dataset_split(d, o->holdout, o->seed, o->group_ignore, &tr, &ntr, &te,
+                              &nte);
     if (rc == KT_OK && ntr == 0)
         rc = KT_EINVAL;
     if (rc == KT_OK && !((m->kernel = kt_strdup(d->kernel)) &&

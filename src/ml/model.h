@@ -24,6 +24,9 @@ typedef struct kt_train_opts {
     const char *method;   /* "knn", "naive_bayes", "tree", "forest" */
     const char *where;    /* the dataset's filter, kept for the record */
     double holdout;       /* fraction held out for evaluation */
+    const char *group_ignore; /* split by groups of problems equal but for
+                                 these fields ("batchsize,direction"); NULL:
+                                 every problem on its own */
     uint64_t seed;
     int k;                /* knn: neighbours (5) */
 } kt_train_opts;
