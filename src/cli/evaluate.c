@@ -110,10 +110,10 @@ static int eval_sample(const kt_model *m, kt_constraint *c, const eval_opts *o,
         t->perfect[w] += rank < o->widths[w];
     for (size_t p = 0; found && p < info.nout; p++)
         t->right_params += beams[p] == want[p];
-    if (c && found) {
+    if (c) { /* finding nothing counts as no valid prediction */
         if (o->unconstrained) /* the unconstrained search did not bind it */
             rc = kt_constraint_bind(c, kt_model_test_problem(m, i), diag);
-        t->valid += rc == KT_OK && kt_constraint_valid(c, beams);
+        t->valid += rc == KT_OK && found && kt_constraint_valid(c, beams);
         t->checked++;
     }
     return rc;
