@@ -43,7 +43,7 @@ static int check_row(void *user, const kt_db_row *row)
         c->passed++;
     else if (c->rows - c->passed < 5)
         fprintf(stderr, "  rejected: %s | %s\n", row->problem, row->config);
-    if (c->rows % 2000 == 0) { /* a sample of problems: how much is valid */
+    if (c->rows % 500 == 0) { /* a sample of problems: how much is valid */
         uint64_t n;
         CHECK(kt_space_count(space, &n, NULL) == KT_OK);
         c->valid_sum += n;
@@ -72,24 +72,29 @@ static void test_rules_accept_every_stored_configuration(void)
     kt_import_stats st;
     CHECK(kt_db_open(db_path, &db, &d) == KT_OK);
     CHECK(kt_miopen_import(data, db, NULL, &st, &d) == KT_OK);
-    static const char *const SOLVERS[] = {"ConvAsm1x1U", "ConvOclDirectFwd1x1",
-                                          "ConvAsmBwdWrW1x1", "ConvAsmBwdWrW3x3"};
+    /* the most of the domain that may be valid: SOLVERS.md measured 0.2-2.4%,
+     * 3.5-5.9% and 8.7-67% on sampled problems */
+    static const struct {
+        const char *name;
+        double most;
+    } SOLVERS[] = {{"ConvAsm1x1U", 0.05}, {"ConvOclDirectFwd1x1", 0.5},
+                   {"ConvAsmBwdWrW1x1", 0.1}, {"ConvAsmBwdWrW3x3", 0.7}};
     for (size_t s = 0; s < sizeof SOLVERS / sizeof *SOLVERS; s++) {
         char spec_path[256];
-        snprintf(spec_path, sizeof spec_path, "kernels/miopen/%s.json", SOLVERS[s]);
+        snprintf(spec_path, sizeof spec_path, "kernels/miopen/%s.json", SOLVERS[s].name);
         if (access(kt_test_path(spec_path), R_OK) != 0)
             continue; /* not every solver has its rules written yet */
         checker c = {0};
         CHECK(kt_spec_load(kt_test_path(spec_path), NULL, NULL, &c.spec, &d) == KT_OK);
         c.cfg = calloc(c.spec->nparams, sizeof *c.cfg);
-        kt_db_filter f = {.kernel = SOLVERS[s]};
+        kt_db_filter f = {.kernel = SOLVERS[s].name};
         CHECK(kt_db_list(db, &f, check_row, &c, &d) == KT_OK);
         printf("  %s: %zu of %zu stored configurations valid; on %llu sampled "
-               "problems %.2f%% of the domain is valid\n", SOLVERS[s], c.passed, c.rows,
+               "problems %.2f%% of the domain is valid\n", SOLVERS[s].name, c.passed, c.rows,
                (unsigned long long)c.counted,
                100.0 * (double)c.valid_sum / (double)c.cartesian_sum);
         CHECK(c.rows > 1000 && c.passed == c.rows);
-        CHECK((double)c.valid_sum < 0.1 * (double)c.cartesian_sum);
+        CHECK((double)c.valid_sum < SOLVERS[s].most * (double)c.cartesian_sum);
         free(c.cfg);
         kt_spec_free(c.spec);
     }
