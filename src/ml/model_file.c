@@ -167,6 +167,12 @@ static void get_vocabs(reader *r, char **names, kt_vocab *v, size_t n)
 static void get_samples(reader *r, const kt_model *m, samples *s)
 {
     uint64_t n = kt_get_u64(r);
+    /* every sample takes bytes of the file: a count beyond them is corrupt,
+     * and checking it first keeps n * nin from overflowing */
+    if (n > (uint64_t)(r->end - r->p))
+        r->bad = true;
+    if (r->bad)
+        return;
     s->x = kt_get_array(r, n * m->nin, sizeof *s->x);
     s->xnum = kt_get_array(r, n * m->nin, sizeof *s->xnum);
     s->y = kt_get_array(r, n * m->nout, sizeof *s->y);
