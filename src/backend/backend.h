@@ -71,6 +71,9 @@ typedef struct kt_backend {
      * times_ms[i] is sample i's duration per call. */
     int (*run)(void *ctx, void *kernel, void **args, int reps, int inner,
                double *times_ms, kt_diag *diag);
+    /* The device's cumulative energy in joules (NAN when unknown); NULL:
+     * the CPU package's (RAPL). */
+    double (*energy_j)(void *ctx);
 } kt_backend;
 
 /* The backend registered under name, or NULL. */

@@ -45,6 +45,8 @@ typedef struct cuda_ctx {
     CUdeviceptr flush;        /* written before each timed sample: evicts L2 */
     size_t flush_bytes;
     CUevent start, stop;
+    kt_nvml_api nvml;         /* energy, when NVML is there */
+    nvmlDevice_t nvml_dev;    /* NULL: no energy readings */
 } cuda_ctx;
 
 /* ------------------------------------------------------------- probing */
@@ -421,6 +423,10 @@ static int ensure_ready(cuda_ctx *c, kt_diag *diag)
         (r = c->cu.cuCtxSetCurrent(c->cuctx)) || (r = c->cu.cuEventCreate(&c->start, 0)) ||
         (r = c->cu.cuEventCreate(&c->stop, 0)))
         return cu_fail(c, r, "initialising the device", diag);
+    kt_diag quiet = {{0}}; /* energy is optional: without NVML it stays unknown */
+    if (kt_nvml_api_load(&c->nvml, &quiet) == KT_OK && c->nvml.nvmlInit() == 0 &&
+        c->nvml.nvmlDeviceGetHandleByIndex(0, &c->nvml_dev) != 0)
+        c->nvml_dev = NULL;
     c->flush_bytes = 128u << 20;
     if ((r = c->cu.cuMemAlloc(&c->flush, c->flush_bytes)))
         return cu_fail(c, r, "allocating the L2 flush buffer", diag);
@@ -577,6 +583,16 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
     return KT_OK;
 }
 
+/* NVML's total-energy counter (millijoules since the driver loaded). */
+static double cuda_energy_j(void *vctx)
+{
+    cuda_ctx *c = vctx;
+    unsigned long long mj = 0;
+    if (!c->nvml_dev || c->nvml.nvmlDeviceGetTotalEnergyConsumption(c->nvml_dev, &mj))
+        return NAN;
+    return (double)mj * 1e-3;
+}
+
 const kt_backend kt_backend_cuda = {
     .abi = KT_BACKEND_ABI,
     .name = "cuda",
@@ -593,4 +609,5 @@ const kt_backend kt_backend_cuda = {
     .buffer_read = cuda_buffer_read,
     .buffer_protect = NULL,
     .run = cuda_run,
+    .energy_j = cuda_energy_j,
 };

@@ -50,6 +50,13 @@ static const symbol NVRTC_SYMBOLS[] = {
     NV(nvrtcGetCUBIN),        NV(nvrtcDestroyProgram), NV(nvrtcGetErrorString),
 };
 
+#define NVML(field, name) {name, offsetof(kt_nvml_api, field)}
+static const symbol NVML_SYMBOLS[] = {
+    NVML(nvmlInit, "nvmlInit_v2"),
+    NVML(nvmlDeviceGetHandleByIndex, "nvmlDeviceGetHandleByIndex_v2"),
+    NVML(nvmlDeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption"),
+};
+
 /* Open the first library of names that loads, and resolve every symbol. */
 static int load(void **lib, const char *const *names, size_t nnames, const symbol *syms,
                 size_t nsyms, void *table, const char *what, kt_diag *diag)
@@ -87,6 +94,14 @@ int kt_nvrtc_api_load(kt_nvrtc_api *api, kt_diag *diag)
     memset(api, 0, sizeof *api);
     return load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), NVRTC_SYMBOLS,
                 KT_ARRAY_LEN(NVRTC_SYMBOLS), api, "NVRTC (libnvrtc.so)", diag);
+}
+
+int kt_nvml_api_load(kt_nvml_api *api, kt_diag *diag)
+{
+    static const char *const NAMES[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+    memset(api, 0, sizeof *api);
+    return load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), NVML_SYMBOLS,
+                KT_ARRAY_LEN(NVML_SYMBOLS), api, "NVML (libnvidia-ml.so.1)", diag);
 }
 
 void kt_cuda_api_unload(kt_cuda_api *api)

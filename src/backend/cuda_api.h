@@ -75,10 +75,20 @@ typedef struct kt_nvrtc_api {
     const char *(*nvrtcGetErrorString)(nvrtcResult);
 } kt_nvrtc_api;
 
+typedef void *nvmlDevice_t;
+
+typedef struct kt_nvml_api {
+    void *lib;
+    int (*nvmlInit)(void);
+    int (*nvmlDeviceGetHandleByIndex)(unsigned, nvmlDevice_t *);
+    int (*nvmlDeviceGetTotalEnergyConsumption)(nvmlDevice_t, unsigned long long *);
+} kt_nvml_api;
+
 /* Load the driver (libcuda.so.1) or NVRTC; KT_EBACKEND with the reason in
  * diag when the library or one of its symbols is missing. */
 int kt_cuda_api_load(kt_cuda_api *api, kt_diag *diag);
 int kt_nvrtc_api_load(kt_nvrtc_api *api, kt_diag *diag);
+int kt_nvml_api_load(kt_nvml_api *api, kt_diag *diag);
 void kt_cuda_api_unload(kt_cuda_api *api);
 void kt_nvrtc_api_unload(kt_nvrtc_api *api);
 

@@ -105,6 +105,10 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
         double g = gflops(rep, r->time_ms);
         if (isfinite(g))
             json_object_object_add(o, "gflops", json_object_new_double(g));
+        if (isfinite(r->energy_j)) {
+            json_object_object_add(o, "energy_j", json_object_new_double(r->energy_j));
+            json_object_object_add(o, "power_w", json_object_new_double(r->power_w));
+        }
     }
     return o;
 }
@@ -162,6 +166,8 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r)
     double g = gflops(r, r->best.time_ms);
     if (isfinite(g))
         printf(", %.1f GFLOP/s", g);
+    if (isfinite(r->best.energy_j))
+        printf(", %.4g J per call at %.0f W", r->best.energy_j, r->best.power_w);
     printf("\n");
     const kt_result *d = &r->default_result;
     if (d->status == KT_STATUS_OK) {

@@ -183,6 +183,11 @@ static bool save_reference(child *ch, kt_result *r)
     return true;
 }
 
+static double energy(const kt_worker *w)
+{
+    return w->be->energy_j ? w->be->energy_j(w->be_ctx) : kt_cpu_energy_j();
+}
+
 /* Calls per sample: enough that one sample lasts about MIN_SAMPLE_MS, so
  * the clock's own cost (tens of nanoseconds) stays out of short kernels'
  * times. */
@@ -200,7 +205,7 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     int inner = warm >= MIN_SAMPLE_MS ? 1
                 : warm <= MIN_SAMPLE_MS / 10000 ? 10000
                                                 : (int)ceil(MIN_SAMPLE_MS / warm);
-    double e0 = kt_cpu_energy_j(), t0 = kt_now(), total_ms = 0;
+    double e0 = energy(ch->w), t0 = kt_now(), total_ms = 0;
     int reps = 0;
     kt_summary s;
     for (;;) {
@@ -217,7 +222,7 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
             (enough && s.spread <= o->max_spread))
             break;
     }
-    double joules = kt_cpu_energy_j() - e0, wall = kt_now() - t0;
+    double joules = energy(ch->w) - e0, wall = kt_now() - t0;
     r->status = KT_STATUS_OK;
     r->time_ms = s.median;
     r->min_ms = s.min;
