@@ -72,13 +72,16 @@ static void test_rules_accept_every_stored_configuration(void)
     kt_import_stats st;
     CHECK(kt_db_open(db_path, &db, &d) == KT_OK);
     CHECK(kt_miopen_import(data, db, NULL, &st, &d) == KT_OK);
-    /* the most of the domain that may be valid: SOLVERS.md measured 0.2-2.4%,
-     * 3.5-5.9% and 8.7-67% on sampled problems */
+    /* most: the largest share of the domain that may be valid (SOLVERS.md
+     * measured 0.2-2.4%, 3.5-5.9% and 8.7-67% for the asm solvers);
+     * outside: stored rows SOLVERS.md itself finds in no rule (one
+     * ConvOclDirectFwd1x1 row is its search's initial candidate) */
     static const struct {
         const char *name;
         double most;
-    } SOLVERS[] = {{"ConvAsm1x1U", 0.05}, {"ConvOclDirectFwd1x1", 0.5},
-                   {"ConvAsmBwdWrW1x1", 0.1}, {"ConvAsmBwdWrW3x3", 0.7}};
+        size_t outside;
+    } SOLVERS[] = {{"ConvAsm1x1U", 0.05, 0}, {"ConvOclDirectFwd1x1", 0.05, 1},
+                   {"ConvAsmBwdWrW1x1", 0.1, 0}, {"ConvAsmBwdWrW3x3", 0.7, 0}};
     for (size_t s = 0; s < sizeof SOLVERS / sizeof *SOLVERS; s++) {
         char spec_path[256];
         snprintf(spec_path, sizeof spec_path, "kernels/miopen/%s.json", SOLVERS[s].name);
@@ -93,7 +96,7 @@ static void test_rules_accept_every_stored_configuration(void)
                "problems %.2f%% of the domain is valid\n", SOLVERS[s].name, c.passed, c.rows,
                (unsigned long long)c.counted,
                100.0 * (double)c.valid_sum / (double)c.cartesian_sum);
-        CHECK(c.rows > 1000 && c.passed == c.rows);
+        CHECK(c.rows > 1000 && c.passed == c.rows - SOLVERS[s].outside);
         CHECK((double)c.valid_sum < SOLVERS[s].most * (double)c.cartesian_sum);
         free(c.cfg);
         kt_spec_free(c.spec);
