@@ -121,7 +121,7 @@ static void test_problem_overrides(void)
     CHECK_STR(out, "fp16=0,bf16=1,fwd=0,bwd=0,wrw=1,in_channels=64,in_h=28");
     free(out);
     CHECK(kt_miopen_problem_overrides("layout=NCHW,oops", &out, &d) == KT_EINVAL);
-    CHECK(strstr(d.msg, "'oops'") != NULL);
+    CHECK(strstr(d.msg, "'layout=NCHW,oops'") != NULL);
 }
 
 static void test_bad_files_are_clear_errors(void)

@@ -77,29 +77,19 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text, double 
 json_object *cli_config_json(const char *key)
 {
     json_object *obj = json_object_new_object();
-    const char *s = key;
-    while (obj && *s) {
-        size_t len = strcspn(s, ",");
-        const char *eq = memchr(s, '=', len);
-        if (eq) {
-            char *name = kt_strndup(s, (size_t)(eq - s));
-            char *val = kt_strndup(eq + 1, len - (size_t)(eq - s) - 1);
-            char *end;
-            double d = name && val ? strtod(val, &end) : 0;
-            json_object *v = !name || !val || *end || end == val
-                                 ? json_object_new_string(val ? val : "")
-                             : d == (double)(long long)d
-                                 ? json_object_new_int64((long long)d)
-                                 : json_object_new_double(d);
-            if (name)
-                json_object_object_add(obj, name, v);
-            else
-                json_object_put(v);
-            free(name);
-            free(val);
-        }
-        s += len + (s[len] == ',');
+    char **names, **values;
+    size_t n;
+    if (!obj || kt_key_fields(key, &names, &values, &n) != KT_OK)
+        return obj;
+    for (size_t i = 0; i < n; i++) {
+        char *end;
+        double d = strtod(values[i], &end);
+        json_object *v = *end || end == values[i] ? json_object_new_string(values[i])
+                         : d == (double)(long long)d ? json_object_new_int64((long long)d)
+                                                     : json_object_new_double(d);
+        json_object_object_add(obj, names[i], v);
     }
+    kt_key_fields_free(names, values, n);
     return obj;
 }
 

@@ -206,3 +206,47 @@ int kt_mkdir_p(const char *path, kt_diag *diag)
     free(p);
     return KT_OK;
 }
+
+/* ------------------------------------------------------------------ keys */
+
+void kt_key_fields_free(char **names, char **values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(names ? names[i] : NULL);
+        free(values ? values[i] : NULL);
+    }
+    free(names);
+    free(values);
+}
+
+int kt_key_fields(const char *key, char ***names, char ***values, size_t *n)
+{
+    size_t cap = 1;
+    for (const char *c = key; *c; c++)
+        cap += *c == ',';
+    char **nm = calloc(cap, sizeof *nm), **vl = calloc(cap, sizeof *vl);
+    size_t k = 0;
+    int rc = nm && vl ? KT_OK : KT_ENOMEM;
+    for (const char *s = key; rc == KT_OK && *s;) {
+        size_t len = strcspn(s, ",");
+        const char *eq = memchr(s, '=', len);
+        if (!eq) {
+            rc = KT_EINVAL;
+            break;
+        }
+        nm[k] = kt_strndup(s, (size_t)(eq - s));
+        vl[k] = kt_strndup(eq + 1, len - (size_t)(eq - s) - 1);
+        rc = nm[k] && vl[k++] ? KT_OK : KT_ENOMEM;
+        s += len + (s[len] == ',');
+    }
+    if (rc != KT_OK) { /* the caller gets nothing to free */
+        kt_key_fields_free(nm, vl, k);
+        nm = vl = NULL;
+        k = 0;
+    }
+    *names = nm;
+    *values = vl;
+    *n = k;
+    return rc;
+}
+

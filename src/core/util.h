@@ -38,6 +38,12 @@ void kt_buf_appendf(kt_buf *b, const char *fmt, ...)
 /* Take ownership of the string (NULL if an append failed); b is reset. */
 char *kt_buf_take(kt_buf *b);
 
+/* Split a key "A=1,B=x" (problems, configurations, filters) into names and
+ * values, both arrays of n heap strings.  KT_EINVAL when an item lacks '=';
+ * on failure the caller gets nothing to free. */
+int kt_key_fields(const char *key, char ***names, char ***values, size_t *n);
+void kt_key_fields_free(char **names, char **values, size_t n);
+
 /* Read a whole file, NUL-terminated.  KT_EIO with the path and strerror. */
 int kt_read_file(const char *path, char **out, size_t *len, kt_diag *diag);
 

@@ -57,49 +57,6 @@ void kt_fields_free(char **names, kt_vocab *vocab, size_t n)
     free(vocab);
 }
 
-/* ------------------------------------------------------------------ keys */
-
-void kt_key_fields_free(char **names, char **values, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(names ? names[i] : NULL);
-        free(values ? values[i] : NULL);
-    }
-    free(names);
-    free(values);
-}
-
-int kt_key_fields(const char *key, char ***names, char ***values, size_t *n)
-{
-    size_t cap = 1;
-    for (const char *c = key; *c; c++)
-        cap += *c == ',';
-    char **nm = calloc(cap, sizeof *nm), **vl = calloc(cap, sizeof *vl);
-    size_t k = 0;
-    int rc = nm && vl ? KT_OK : KT_ENOMEM;
-    for (const char *s = key; rc == KT_OK && *s;) {
-        size_t len = strcspn(s, ",");
-        const char *eq = memchr(s, '=', len);
-        if (!eq) {
-            rc = KT_EINVAL;
-            break;
-        }
-        nm[k] = kt_strndup(s, (size_t)(eq - s));
-        vl[k] = kt_strndup(eq + 1, len - (size_t)(eq - s) - 1);
-        rc = nm[k] && vl[k++] ? KT_OK : KT_ENOMEM;
-        s += len + (s[len] == ',');
-    }
-    if (rc != KT_OK) { /* the caller gets nothing to free */
-        kt_key_fields_free(nm, vl, k);
-        nm = vl = NULL;
-        k = 0;
-    }
-    *names = nm;
-    *values = vl;
-    *n = k;
-    return rc;
-}
-
 /* --------------------------------------------------------------- loading */
 
 typedef struct loader {
@@ -186,10 +143,13 @@ static int add_row(loader *L, const kt_db_row *row)
     kt_dataset *d = L->d;
     char **pn, **pv, **cn, **cv;
     size_t np, nc;
-    if (kt_key_fields(row->problem, &pn, &pv, &np) != KT_OK ||
-        kt_key_fields(row->config, &cn, &cv, &nc) != KT_OK)
-        return kt_fail(L->diag, KT_EFORMAT, "unreadable key in '%s' / '%s'",
-                       row->problem, row->config);
+    if (kt_key_fields(row->problem, &pn, &pv, &np) != KT_OK)
+        return kt_fail(L->diag, KT_EFORMAT, "unreadable problem key '%s'", row->problem);
+    if (kt_key_fields(row->config, &cn, &cv, &nc) != KT_OK) {
+        kt_key_fields_free(pn, pv, np);
+        return kt_fail(L->diag, KT_EFORMAT, "unreadable configuration key '%s'",
+                       row->config);
+    }
     int rc = KT_OK;
     if (!matches(L, pn, pv, np)) {
         kt_key_fields_free(pn, pv, np);

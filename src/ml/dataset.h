@@ -60,8 +60,4 @@ int kt_dataset_split(const kt_dataset *d, double holdout, uint64_t seed,
                      const char *ignore, size_t **train, size_t *ntrain,
                      size_t **test, size_t *ntest);
 
-/* Split "A=1,B=x" into names and values (both arrays of n heap strings). */
-int kt_key_fields(const char *key, char ***names, char ***values, size_t *n);
-void kt_key_fields_free(char **names, char **values, size_t n);
-
 #endif /* KT_DATASET_H */

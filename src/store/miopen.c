@@ -277,21 +277,15 @@ static void append_flags(kt_buf *b, const char *name, const char *v)
 
 int kt_miopen_problem_overrides(const char *problem_key, char **out, kt_diag *diag)
 {
+    char **names, **values;
+    size_t n;
+    if (kt_key_fields(problem_key, &names, &values, &n) != KT_OK)
+        return kt_fail(diag, KT_EINVAL, "problem key '%s' is not NAME=VALUE,...",
+                       problem_key);
     kt_buf b = {0};
-    for (const char *s = problem_key; *s;) {
-        size_t len = strcspn(s, ",");
-        const char *eq = memchr(s, '=', len);
-        if (!eq) {
-            free(kt_buf_take(&b));
-            return kt_fail(diag, KT_EINVAL, "'%.*s' in a problem key is not NAME=VALUE",
-                           (int)len, s);
-        }
-        char name[64], value[64];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - s), s);
-        snprintf(value, sizeof value, "%.*s", (int)(len - (size_t)(eq - s) - 1), eq + 1);
-        append_flags(&b, name, value);
-        s += len + (s[len] == ',');
-    }
+    for (size_t i = 0; i < n; i++)
+        append_flags(&b, names[i], values[i]);
+    kt_key_fields_free(names, values, n);
     char *text = kt_buf_take(&b);
     if (!text)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
