@@ -1,640 +1,1091 @@
-/* expr.c - compile T1's Python-like expressions to a small stack program.
+/* expr.c - compile T1's Python-like expressions once, evaluate them fast.
  *
- * Three steps: a tokenizer; a recursive-descent parser building a tree in
- * one array of nodes, folding constant subtrees as it goes; and an emitter
- * producing a flat instruction list that kt_expr_eval runs over a fixed
- * stack.  The operators' arithmetic lives in one place (apply_binary,
- * apply_call) shared by folding and evaluation, so both agree exactly.
+ * Compiling has three steps.  A scanner reads one token ahead.  A Pratt
+ * parser builds a tree in one node array, folding constant subtrees as it
+ * builds them.  An emitter walks the tree into a flat program for a small
+ * stack machine.
+ *
+ * Why the instructions look the way they do: conditions such as
+ * "MC % MR == 0 and ..." are evaluated millions of times while a search
+ * space is enumerated, so one instruction does as much as it can.  It reads
+ * its operands straight from a slot, an inline constant or the stack (a leaf
+ * costs no instruction of its own), applies one operation, and then its
+ * "tail" decides what becomes of the result: push it, return it, or take a
+ * short-circuit jump.  `and`, `or`, `if`/`else` and chained comparisons are
+ * tails, not separate jump instructions, so the loop runs about one
+ * instruction per operator.
+ *
+ * Folding and evaluation share apply(), so a folded constant is bit for bit
+ * what evaluation would have produced.  Every value the machine holds is
+ * finite: slots are checked when read, constants when scanned, and every
+ * result when computed; comparisons and truth tests can then trust them.
  */
 #include "core/expr.h"
-#include "core/util.h"
 
-#include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_STACK 64   /* evaluation stack depth */
-#define MAX_DEPTH 200  /* parser recursion depth */
+#define STACK_MAX 64   /* evaluation stack entries (eval keeps them on the C stack) */
+#define NEST_MAX 100   /* nesting: parentheses, arguments, unary operators, `**`, `else` */
+#define HEIGHT_MAX 500 /* tree height: bounds the emitter's recursion */
+#define ARGS_MAX 64    /* arguments of one call */
+#define CHAIN_MAX 32   /* comparisons in one chain (a < b < c ...) */
+#define NUM_MAX 400    /* characters of one number literal */
+#define NONE UINT32_MAX
 
-/* ------------------------------------------------------------ operators */
+/* ------------------------------------------------------------ operations */
 
-typedef enum op {
-    OP_CONST, OP_SLOT,
-    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW,
-    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
-    OP_NEG, OP_POS, OP_NOT,
-    OP_CALL,
-    OP_AND, OP_OR, OP_COND,    /* tree only: compiled to jumps */
-    OP_JUMP_IF_FALSE_ELSE_POP, /* and: keep a falsy value, else drop it */
-    OP_JUMP_IF_TRUE_ELSE_POP,  /* or: keep a truthy value, else drop it */
-    OP_JUMP_IF_FALSE_POP,      /* if-else: test and drop */
-    OP_JUMP
-} op;
+typedef enum opcode {
+    /* unary: the operand is y */
+    O_LOAD, O_NEG, O_NOT, O_CEIL, O_FLOOR, O_LOG2, O_ABS, O_INT, O_SQRT,
+    /* binary: x op y */
+    O_ADD, O_SUB, O_MUL, O_DIV, O_FLOORDIV, O_MOD, O_POW, O_MIN, O_MAX,
+    O_EQ, O_NE, O_LT, O_LE, O_GT, O_GE,
+} opcode;
 
-typedef enum fn { FN_MIN, FN_MAX, FN_CEIL, FN_FLOOR, FN_LOG2, FN_ABS, FN_INT,
-                  FN_FLOAT, FN_SQRT } fn;
-
-static const struct {
-    const char *name;
-    fn id;
-    int min_args, max_args;
-} FUNCS[] = {
-    {"min", FN_MIN, 2, 255}, {"max", FN_MAX, 2, 255}, {"ceil", FN_CEIL, 1, 1},
-    {"floor", FN_FLOOR, 1, 1}, {"log2", FN_LOG2, 1, 1}, {"abs", FN_ABS, 1, 1},
-    {"int", FN_INT, 1, 1}, {"float", FN_FLOAT, 1, 1}, {"sqrt", FN_SQRT, 1, 1},
-};
-
-/* Python's a % b (b != 0).  Whole numbers take the integer unit, several
- * times faster than fmod, which conditions like "MC % MR == 0" hit all the
- * time; the answers are identical. */
-static double int_mod(double a, double b)
+/* v as an int32 when it is a whole number that fits, for the fast paths of
+ * `//` and `%` (an integer divide is far cheaper than fmod).  The range is
+ * open at -2^31 so that INT32_MIN / -1 cannot happen. */
+static inline bool small_int(double v, int32_t *out)
 {
-    const double exact = 9007199254740992.0; /* 2^53 */
-    double r;
-    if (fabs(a) <= exact && fabs(b) <= exact && a == (double)(int64_t)a &&
-        b == (double)(int64_t)b) {
-        int64_t m = (int64_t)a % (int64_t)b;
-        r = (double)m;
-    } else {
-        r = fmod(a, b);
-    }
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
+    if (!(v > -2147483648.0 && v < 2147483648.0))
+        return false;
+    *out = (int32_t)v;
+    return (double)*out == v;
 }
 
-/* a (op) b; false on a domain error (division by zero, NaN, overflow). */
-static bool apply_binary(op o, double a, double b, double *out)
+/* Python's float a // b (b != 0): CPython's float_floor_div, which rounds
+ * the quotient from fmod so that 1 // 0.1 == 9.0, not floor(10.0). */
+static double float_floordiv(double a, double b)
+{
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0)))
+        div -= 1.0;
+    if (div == 0)
+        return copysign(0.0, a / b);
+    double fl = floor(div);
+    return div - fl > 0.5 ? fl + 1.0 : fl;
+}
+
+/* Python's float a % b (b != 0): the sign follows the divisor. */
+static double float_mod(double a, double b)
+{
+    double mod = fmod(a, b);
+    if (mod == 0)
+        return copysign(0.0, b);
+    return (b < 0) != (mod < 0) ? mod + b : mod;
+}
+
+/* a // b and a % b for b != 0; whole numbers take the integer unit. */
+static inline double py_floordiv(double a, double b)
+{
+    int32_t ia, ib;
+    if (small_int(a, &ia) && small_int(b, &ib)) {
+        int32_t q = ia / ib;
+        return q - (ia % ib != 0 && ((ia < 0) != (ib < 0)));
+    }
+    return float_floordiv(a, b);
+}
+
+static inline double py_mod(double a, double b)
+{
+    int32_t ia, ib;
+    if (small_int(a, &ia) && small_int(b, &ib)) {
+        int32_t m = ia % ib;
+        return m != 0 && ((m < 0) != (ib < 0)) ? m + ib : m;
+    }
+    return float_mod(a, b);
+}
+
+/* r = x op y (unary operations read y).  False on a domain error: division
+ * by zero, log2 or sqrt outside their domain, or a result that is not
+ * finite (overflow, 0 ** -1, a negative number to a fractional power).
+ * Forced inline: it is the body of the eval loop, and a call there costs
+ * more than most operations. */
+static inline __attribute__((always_inline)) bool apply(uint8_t op, double x, double y, double *out)
 {
     double r;
-    switch (o) {
-    case OP_ADD: r = a + b; break;
-    case OP_SUB: r = a - b; break;
-    case OP_MUL: r = a * b; break;
-    case OP_DIV:
-        if (b == 0)
+    switch ((opcode)op) {
+    case O_LOAD: r = y; break;
+    case O_NEG: r = -y; break;
+    case O_NOT: r = y == 0; break;
+    case O_CEIL: r = ceil(y); break;
+    case O_FLOOR: r = floor(y); break;
+    case O_LOG2:
+        if (!(y > 0)) /* Python raises for 0 as well as for negatives */
             return false;
-        r = a / b;
+        r = log2(y);
         break;
-    case OP_FLOORDIV:
-        if (b == 0)
+    case O_ABS: r = fabs(y); break;
+    case O_INT: r = trunc(y); break;
+    case O_SQRT:
+        if (y < 0)
             return false;
-        r = floor(a / b);
+        r = sqrt(y);
         break;
-    case OP_MOD: /* Python: the result takes the sign of the divisor */
-        if (b == 0)
+    case O_ADD: r = x + y; break;
+    case O_SUB: r = x - y; break;
+    case O_MUL: r = x * y; break;
+    case O_DIV:
+        if (y == 0)
             return false;
-        r = int_mod(a, b);
+        r = x / y;
         break;
-    case OP_POW:
-        if (a == 0 && b < 0)
+    case O_FLOORDIV:
+        if (y == 0)
             return false;
-        r = pow(a, b);
+        r = py_floordiv(x, y);
         break;
-    case OP_EQ: r = a == b; break;
-    case OP_NE: r = a != b; break;
-    case OP_LT: r = a < b; break;
-    case OP_LE: r = a <= b; break;
-    case OP_GT: r = a > b; break;
-    case OP_GE: r = a >= b; break;
+    case O_MOD:
+        if (y == 0)
+            return false;
+        r = py_mod(x, y);
+        break;
+    case O_POW: r = pow(x, y); break;
+    case O_MIN: r = y < x ? y : x; break; /* Python keeps the first on ties */
+    case O_MAX: r = y > x ? y : x; break;
+    case O_EQ: r = x == y; break;
+    case O_NE: r = x != y; break;
+    case O_LT: r = x < y; break;
+    case O_LE: r = x <= y; break;
+    case O_GT: r = x > y; break;
+    case O_GE: r = x >= y; break;
     default: return false;
     }
     *out = r;
     return isfinite(r);
 }
 
-static bool apply_unary(op o, double a, double *out)
-{
-    *out = o == OP_NEG ? -a : o == OP_NOT ? (double)(a == 0) : a;
-    return true;
-}
+/* ---------------------------------------------------------------- program */
 
-static bool apply_call(fn f, const double *args, int n, double *out)
-{
-    double x = args[0], r = x;
-    switch (f) {
-    case FN_MIN:
-    case FN_MAX:
-        for (int i = 1; i < n; i++)
-            r = (f == FN_MIN) == (args[i] < r) ? args[i] : r;
-        break;
-    case FN_CEIL: r = ceil(x); break;
-    case FN_FLOOR: r = floor(x); break;
-    case FN_LOG2:
-        if (x <= 0)
-            return false;
-        r = log2(x);
-        break;
-    case FN_ABS: r = fabs(x); break;
-    case FN_INT: r = trunc(x); break;
-    case FN_FLOAT: r = x; break;
-    case FN_SQRT:
-        if (x < 0)
-            return false;
-        r = sqrt(x);
-        break;
-    }
-    *out = r;
-    return isfinite(r);
-}
+/* Where an instruction's operand comes from. */
+enum { M_NONE, M_STACK, M_SLOT, M_CONST };
 
-/* ------------------------------------------------------------- tokenizer */
+/* What happens to an instruction's result. */
+typedef enum tailkind {
+    TL_PUSH,      /* push it */
+    TL_RET,       /* it is the value of the expression */
+    TL_AND,       /* an operand of `and`: falsy: push it and jump; else drop it */
+    TL_OR,        /* an operand of `or`: truthy: push it and jump; else drop it */
+    TL_AND_RET,   /* TL_AND whose jump lands on the end: return a falsy result */
+    TL_OR_RET,    /* TL_OR whose jump lands on the end: return a truthy result */
+    TL_IF,        /* a condition: truthy: jump; drop it either way */
+    TL_IFNOT,     /* a condition: falsy: jump; drop it either way */
+    TL_CHAIN,     /* a link of a < b < c: falsy: push False and jump;
+                     truthy: push y, the next link's left operand */
+    TL_CHAIN_RET, /* TL_CHAIN whose jump lands on the end */
+    TL_JUMP,      /* jump (the instruction reads nothing) */
+} tailkind;
 
-typedef enum tok {
-    T_END, T_NUM, T_NAME, T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_COMMA,
-    T_PLUS, T_MINUS, T_STAR, T_SLASH, T_DSLASH, T_PERCENT, T_DSTAR,
-    T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_AND, T_OR, T_NOT, T_IF, T_ELSE, T_BAD
-} tok;
+typedef struct insn {
+    uint8_t op;      /* opcode */
+    uint8_t lm, rm;  /* where x and y come from (M_*); the stack's y is on top */
+    uint8_t tail;    /* what happens to the result (TL_*) */
+    uint32_t target; /* jump target; while unpatched, the next jump to patch */
+    uint32_t l, r;   /* the slot of an M_SLOT operand */
+    double k;        /* the M_CONST operand (at most one per instruction) */
+} insn;
 
-typedef struct token {
-    tok kind;
-    int col;            /* 1-based */
-    const char *start;
-    size_t len;
-    double num;
-} token;
-
-static const struct {
-    const char *text;
-    tok kind;
-} PUNCT[] = {
-    {"**", T_DSTAR}, {"//", T_DSLASH}, {"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE},
-    {">=", T_GE},    {"&&", T_AND},    {"||", T_OR}, {"(", T_LPAREN}, {")", T_RPAREN},
-    {"[", T_LBRACK}, {"]", T_RBRACK},  {",", T_COMMA}, {"+", T_PLUS}, {"-", T_MINUS},
-    {"*", T_STAR},   {"/", T_SLASH},   {"%", T_PERCENT}, {"<", T_LT}, {">", T_GT},
-    {"!", T_NOT},
+/* One allocation: this header, then the code, the slots, the source. */
+struct kt_expr {
+    const insn *code;
+    size_t ncode;
+    const uint32_t *slots; /* distinct slots read, ascending */
+    size_t nslots;
+    const char *source;
 };
 
-static const struct {
-    const char *text;
-    tok kind;
-} WORDS[] = {{"and", T_AND}, {"or", T_OR}, {"not", T_NOT}, {"if", T_IF},
-             {"else", T_ELSE}};
+/* ---------------------------------------------------------------- scanner */
 
-static token next_token(const char *src, const char **pos)
-{
-    const char *p = *pos;
-    while (isspace((unsigned char)*p))
-        p++;
-    token t = {T_END, (int)(p - src) + 1, p, 0, 0};
-    if (*p == '\0') {
-        *pos = p;
-        return t;
-    }
-    if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
-        char *end;
-        t.num = strtod(p, &end); /* decimal, exponent and 0x forms */
-        t.kind = isalpha((unsigned char)*end) || *end == '_' ? T_BAD : T_NUM;
-        t.len = (size_t)(end - p);
-    } else if (isalpha((unsigned char)*p) || *p == '_') {
-        const char *e = p;
-        while (isalnum((unsigned char)*e) || *e == '_')
-            e++;
-        t.kind = T_NAME;
-        t.len = (size_t)(e - p);
-        for (size_t i = 0; i < KT_ARRAY_LEN(WORDS); i++)
-            if (strlen(WORDS[i].text) == t.len && strncmp(WORDS[i].text, p, t.len) == 0)
-                t.kind = WORDS[i].kind;
-    } else {
-        t.kind = T_BAD;
-        t.len = 1;
-        for (size_t i = 0; i < KT_ARRAY_LEN(PUNCT); i++) {
-            size_t n = strlen(PUNCT[i].text);
-            if (strncmp(PUNCT[i].text, p, n) == 0) {
-                t.kind = PUNCT[i].kind;
-                t.len = n;
-                break;
-            }
-        }
-    }
-    *pos = p + t.len;
-    return t;
-}
+typedef enum tokkind {
+    K_END, K_NUM, K_NAME, K_LPAREN, K_RPAREN, K_LBRACK, K_RBRACK, K_COMMA,
+    K_PLUS, K_MINUS, K_STAR, K_SLASH, K_DSLASH, K_PERCENT, K_DSTAR,
+    K_EQ, K_NE, K_LT, K_LE, K_GT, K_GE,
+    K_AND, K_OR, K_NOT, K_IF, K_ELSE, K_TRUE, K_FALSE,
+    K_COUNT
+} tokkind;
 
-/* ---------------------------------------------------------------- parser */
+typedef struct token {
+    tokkind kind;
+    size_t at, len; /* byte offset in the source (column - 1), length */
+    double num;     /* K_NUM: the value */
+    bool integer;   /* K_NUM: written as an integer (it may index NAME[i]) */
+} token;
 
-/* A tree node; children are indices into the parser's node array. */
+/* Tree nodes; children are indices into the node array, -1 for none. */
+typedef enum nodekind { N_CONST, N_SLOT, N_UNARY, N_BINARY, N_CHAIN, N_AND, N_OR, N_IF } nodekind;
+
 typedef struct node {
-    op o;
-    fn f;               /* OP_CALL */
-    double value;       /* OP_CONST */
-    uint32_t slot;      /* OP_SLOT */
-    int kids[3];
-    int nkids;
-    int *args;          /* OP_CALL arguments */
-    int nargs;
+    uint8_t kind;    /* nodekind */
+    uint8_t op;      /* N_UNARY, N_BINARY, N_CHAIN: the opcode */
+    uint16_t height; /* 1 for a leaf */
+    int32_t a, b, c; /* operands; N_CHAIN: a op b, then the link c (whose a
+                        is this b); N_IF: b if a else c */
+    uint32_t slot;   /* N_SLOT */
+    size_t at;       /* where its operator or atom starts, for messages */
+    double k;        /* N_CONST */
 } node;
 
-typedef struct parser {
-    const char *src, *pos;
-    token cur;
+/* The state of one compilation: scanner, tree, program, outcome. */
+typedef struct cc {
+    const char *src;
     const char *const *names;
     size_t nnames;
+    size_t pos;      /* where the scanner goes on */
+    token tok;       /* the current token */
     node *nodes;
-    int nnodes, cap;
-    int depth;
+    size_t nnodes, nodecap;
+    int nest;        /* parser recursion depth */
+    insn *code;
+    size_t ncode, codecap;
+    int depth;       /* stack entries at the end of the code emitted so far */
+    int err;         /* the first error; KT_OK while none */
     kt_diag *diag;
-    int err;            /* first error, KT_OK while none */
-} parser;
+} cc;
 
-static void advance(parser *p) { p->cur = next_token(p->src, &p->pos); }
+static void diag_set(kt_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int syntax_error(parser *p, int col, const char *fmt, ...)
+static void diag_set(kt_diag *d, const char *fmt, ...)
+{
+    if (!d)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    va_end(ap);
+}
+
+static int32_t fail_at(cc *c, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int syntax_error(parser *p, int col, const char *fmt, ...)
+/* Record a syntax error at byte offset `at` (only the first one counts) and
+ * return -1, the "no node" that callers pass up. */
+static int32_t fail_at(cc *c, size_t at, const char *fmt, ...)
 {
-    if (p->err != KT_OK)
+    if (c->err != KT_OK)
         return -1;
-    char msg[400];
+    char msg[448];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    p->err = kt_fail(p->diag, KT_ESYNTAX, "column %d: %s", col, msg);
+    c->err = KT_ESYNTAX;
+    diag_set(c->diag, "column %zu: %s", at + 1, msg);
     return -1;
 }
 
-static int new_node(parser *p, node n)
+static int32_t fail_oom(cc *c)
 {
-    if (p->err != KT_OK)
-        return -1;
-    if (p->nnodes == p->cap) {
-        int cap = p->cap ? p->cap * 2 : 16;
-        node *g = realloc(p->nodes, (size_t)cap * sizeof *g);
-        if (!g) {
-            p->err = kt_fail(p->diag, KT_ENOMEM, "out of memory");
-            return -1;
+    if (c->err == KT_OK) {
+        c->err = KT_ENOMEM;
+        diag_set(c->diag, "out of memory compiling an expression");
+    }
+    return -1;
+}
+
+/* ASCII classes: the scanner must not depend on the C locale. */
+static bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+static bool is_alpha(char ch) { return (ch | 0x20) >= 'a' && (ch | 0x20) <= 'z'; }
+static bool is_word(char ch) { return is_alpha(ch) || is_digit(ch) || ch == '_'; }
+static bool is_space(char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
+
+static int digit_value(char ch)
+{
+    if (is_digit(ch))
+        return ch - '0';
+    if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+        return (ch | 0x20) - 'a' + 10;
+    return 99;
+}
+
+static size_t span_digits(const char *s)
+{
+    size_t n = 0;
+    while (is_digit(s[n]))
+        n++;
+    return n;
+}
+
+/* The value of 0x1f, 0o17 or 0b101 at s; *end is past its digits. */
+static double radix_value(const char *s, int base, size_t *end)
+{
+    double v = 0;
+    size_t i = 2;
+    for (; digit_value(s[i]) < base; i++)
+        v = v * base + digit_value(s[i]);
+    *end = i;
+    return v;
+}
+
+/* A decimal literal as "<digits>e<exponent>", with no decimal point, so
+ * strtod reads it the same in every locale. */
+static double decimal_value(const char *s, size_t nint, size_t frac, size_t nfrac,
+                            long exp)
+{
+    char buf[NUM_MAX + 32];
+    memcpy(buf, s, nint);
+    memcpy(buf + nint, s + frac, nfrac);
+    snprintf(buf + nint + nfrac, 32, "e%ld", exp - (long)nfrac);
+    return strtod(buf, NULL);
+}
+
+/* An exponent's digits, clamped: 1e999999999 is simply out of range. */
+static long exponent_value(const char *s, size_t n)
+{
+    long e = 0;
+    for (size_t i = 0; i < n; i++)
+        e = e < 100000 ? e * 10 + (s[i] - '0') : e;
+    return e;
+}
+
+/* Scan a decimal literal (123, 1.5, .5, 5., 1e3, 2.5E-3) into t; false if
+ * it is malformed. */
+static bool scan_decimal(cc *c, const char *s, token *t, size_t *end)
+{
+    size_t nint = span_digits(s), i = nint, frac = 0, nfrac = 0;
+    long exp = 0;
+    bool point = s[i] == '.', has_exp = false;
+    if (point) {
+        frac = ++i;
+        nfrac = span_digits(s + i);
+        i += nfrac;
+    }
+    if ((s[i] | 0x20) == 'e') {
+        size_t j = i + 1 + (s[i + 1] == '+' || s[i + 1] == '-');
+        size_t n = span_digits(s + j);
+        if (n > 0) {
+            exp = exponent_value(s + j, n) * (s[i + 1] == '-' ? -1 : 1);
+            i = j + n;
+            has_exp = true;
         }
-        p->nodes = g;
-        p->cap = cap;
     }
-    p->nodes[p->nnodes] = n;
-    return p->nnodes++;
-}
-
-static int constant(parser *p, double v)
-{
-    return new_node(p, (node){.o = OP_CONST, .value = v});
-}
-
-static bool is_const(const parser *p, int i) { return p->nodes[i].o == OP_CONST; }
-
-/* Build a unary or binary node, folding it when its operands are constant
- * and the result is defined (a domain error stays for run time). */
-static int combine(parser *p, op o, int a, int b)
-{
-    if (a < 0 || (b < 0 && o != OP_NEG && o != OP_POS && o != OP_NOT))
-        return -1;
-    double v;
-    bool unary = o == OP_NEG || o == OP_POS || o == OP_NOT;
-    if (unary && is_const(p, a) && apply_unary(o, p->nodes[a].value, &v))
-        return constant(p, v);
-    if (!unary && o != OP_AND && o != OP_OR && is_const(p, a) && is_const(p, b) &&
-        apply_binary(o, p->nodes[a].value, p->nodes[b].value, &v))
-        return constant(p, v);
-    if ((o == OP_AND || o == OP_OR) && is_const(p, a)) {
-        bool truthy = p->nodes[a].value != 0;
-        return (o == OP_AND) == truthy ? b : a; /* Python: the deciding operand */
-    }
-    return new_node(p, (node){.o = o, .kids = {a, b}, .nkids = unary ? 1 : 2});
-}
-
-static int parse_expr(parser *p);
-
-static bool enter(parser *p)
-{
-    if (++p->depth > MAX_DEPTH) {
-        syntax_error(p, p->cur.col, "expression nested too deeply");
+    *end = i;
+    t->integer = !point && !has_exp;
+    if (t->integer && nint > 1 && s[0] == '0' && strspn(s, "0") < nint) {
+        fail_at(c, t->at, "leading zeros in decimal integer literals are not "
+                          "permitted; use an 0o prefix for octal integers");
         return false;
     }
+    if (nint + nfrac > NUM_MAX) {
+        fail_at(c, t->at, "number literal too long (more than %d digits)", NUM_MAX);
+        return false;
+    }
+    t->num = decimal_value(s, nint, frac, nfrac, exp);
     return true;
 }
 
-static int expect(parser *p, tok kind, const char *what)
+static void scan_number(cc *c, token *t)
 {
-    if (p->cur.kind != kind)
-        return syntax_error(p, p->cur.col, "expected %s", what);
-    advance(p);
-    return 0;
+    const char *s = c->src + t->at;
+    int base = s[0] != '0' ? 10 : (s[1] | 0x20) == 'x' ? 16 : (s[1] | 0x20) == 'o' ? 8
+                                 : (s[1] | 0x20) == 'b' ? 2 : 10;
+    size_t i = 0;
+    bool ok = true;
+    if (base == 10) {
+        if (!scan_decimal(c, s, t, &i)) {
+            t->kind = K_END;
+            return;
+        }
+    } else {
+        t->num = radix_value(s, base, &i);
+        t->integer = true;
+        ok = i > 2;
+    }
+    /* the literal must end here: 12abc, 1.2.3, 0x1g and 1e are malformed */
+    size_t end = i;
+    while (is_word(s[end]) || s[end] == '.')
+        end++;
+    t->len = end;
+    if (!ok || end != i) {
+        fail_at(c, t->at, "invalid number literal '%.*s'", (int)(end < 40 ? end : 40), s);
+        t->kind = K_END;
+    } else if (!isfinite(t->num)) {
+        fail_at(c, t->at, "number literal '%.*s' is too large", (int)(end < 40 ? end : 40), s);
+        t->kind = K_END;
+    }
 }
 
-static int parse_call(parser *p, token name)
+static const struct {
+    const char *word;
+    tokkind kind;
+} KEYWORDS[] = {
+    {"and", K_AND}, {"or", K_OR}, {"not", K_NOT}, {"if", K_IF},
+    {"else", K_ELSE}, {"True", K_TRUE}, {"False", K_FALSE},
+};
+
+/* Two-character operators come first so that "**" is not read as "*". */
+static const struct {
+    const char *text;
+    tokkind kind;
+} PUNCT[] = {
+    {"**", K_DSTAR}, {"//", K_DSLASH}, {"==", K_EQ}, {"!=", K_NE}, {"<=", K_LE},
+    {">=", K_GE},    {"&&", K_AND},    {"||", K_OR}, {"(", K_LPAREN}, {")", K_RPAREN},
+    {"[", K_LBRACK}, {"]", K_RBRACK},  {",", K_COMMA}, {"+", K_PLUS}, {"-", K_MINUS},
+    {"*", K_STAR},   {"/", K_SLASH},   {"%", K_PERCENT}, {"<", K_LT}, {">", K_GT},
+    {"!", K_NOT},
+};
+
+/* What the user probably meant by a character the grammar lacks. */
+static const char *char_hint(char ch)
 {
-    int which = -1;
-    for (size_t i = 0; i < KT_ARRAY_LEN(FUNCS); i++)
-        if (strlen(FUNCS[i].name) == name.len &&
-            strncmp(FUNCS[i].name, name.start, name.len) == 0)
-            which = (int)i;
-    if (which < 0)
-        return syntax_error(p, name.col, "unknown function '%.*s'", (int)name.len,
-                            name.start);
-    advance(p); /* ( */
-    int args[256], n = 0;
-    bool all_const = true;
-    while (p->err == KT_OK && p->cur.kind != T_RPAREN) {
-        if (n == 255)
-            return syntax_error(p, p->cur.col, "too many arguments");
-        args[n] = parse_expr(p);
-        if (args[n] < 0)
+    switch (ch) {
+    case '=': return " (use '==' to compare)";
+    case '&': return " (use 'and' or '&&')";
+    case '|': return " (use 'or' or '||')";
+    case '\'':
+    case '"': return " (strings are not supported)";
+    default: return "";
+    }
+}
+
+static void scan_other(cc *c, token *t)
+{
+    const char *s = c->src + t->at;
+    for (size_t i = 0; i < sizeof PUNCT / sizeof PUNCT[0]; i++) {
+        size_t n = strlen(PUNCT[i].text);
+        if (strncmp(s, PUNCT[i].text, n) == 0) {
+            t->kind = PUNCT[i].kind;
+            t->len = n;
+            return;
+        }
+    }
+    unsigned char ch = (unsigned char)s[0];
+    if (ch >= 0x20 && ch < 0x7f)
+        fail_at(c, t->at, "unexpected character '%c'%s", ch, char_hint((char)ch));
+    else
+        fail_at(c, t->at, "unexpected byte 0x%02x", ch);
+    t->kind = K_END;
+}
+
+/* Advance to the next token.  A malformed one is reported and read as the
+ * end, which stops the parser. */
+static void next(cc *c)
+{
+    const char *s = c->src;
+    size_t i = c->pos;
+    while (is_space(s[i]))
+        i++;
+    token t = {.kind = K_END, .at = i};
+    if (s[i] == '\0') {
+        /* the end */
+    } else if (is_digit(s[i]) || (s[i] == '.' && is_digit(s[i + 1]))) {
+        t.kind = K_NUM;
+        scan_number(c, &t);
+    } else if (is_alpha(s[i]) || s[i] == '_') {
+        while (is_word(s[i + t.len]))
+            t.len++;
+        t.kind = K_NAME;
+        for (size_t k = 0; k < sizeof KEYWORDS / sizeof KEYWORDS[0]; k++)
+            if (strlen(KEYWORDS[k].word) == t.len && memcmp(KEYWORDS[k].word, s + i, t.len) == 0)
+                t.kind = KEYWORDS[k].kind;
+    } else {
+        scan_other(c, &t);
+    }
+    c->pos = t.at + t.len;
+    c->tok = t;
+}
+
+/* A token's text for a message, at most 40 characters. */
+#define TOKTEXT(c, t) (int)((t).len < 40 ? (t).len : 40), (c)->src + (t).at
+
+/* ------------------------------------------------------------------ tree */
+
+static int32_t new_node(cc *c, node n)
+{
+    if (c->err != KT_OK)
+        return -1;
+    int32_t kids[3] = {n.a, n.b, n.c};
+    unsigned h = 0;
+    for (int i = 0; i < 3; i++)
+        if (kids[i] >= 0 && c->nodes[kids[i]].height > h)
+            h = c->nodes[kids[i]].height;
+    if (h >= HEIGHT_MAX)
+        return fail_at(c, n.at, "expression too long (more than %d nested operations)",
+                       HEIGHT_MAX);
+    n.height = (uint16_t)(h + 1);
+    if (c->nnodes == c->nodecap) {
+        size_t cap = c->nodecap ? 2 * c->nodecap : 32;
+        node *g = realloc(c->nodes, cap * sizeof *g);
+        if (!g)
+            return fail_oom(c);
+        c->nodes = g;
+        c->nodecap = cap;
+    }
+    c->nodes[c->nnodes] = n;
+    return (int32_t)c->nnodes++;
+}
+
+static int32_t make_const(cc *c, double v, size_t at)
+{
+    return new_node(c, (node){.kind = N_CONST, .a = -1, .b = -1, .c = -1, .k = v, .at = at});
+}
+
+static bool is_const(const cc *c, int32_t i) { return c->nodes[i].kind == N_CONST; }
+static bool is_leaf(const cc *c, int32_t i) { return c->nodes[i].kind <= N_SLOT; }
+
+static int32_t make_unary(cc *c, uint8_t op, int32_t a, size_t at)
+{
+    double v;
+    if (a < 0)
+        return -1;
+    if (is_const(c, a) && apply(op, 0, c->nodes[a].k, &v))
+        return make_const(c, v, at);
+    if (op == O_LOAD) /* unary plus, float(): the value itself */
+        return a;
+    return new_node(c, (node){.kind = N_UNARY, .op = op, .a = a, .b = -1, .c = -1, .at = at});
+}
+
+/* A constant operation that fails (1 / 0) is left for evaluation, which
+ * reports it only if that branch is taken. */
+static int32_t make_binary(cc *c, uint8_t op, int32_t a, int32_t b, size_t at)
+{
+    double v;
+    if (a < 0 || b < 0)
+        return -1;
+    if (is_const(c, a) && is_const(c, b) && apply(op, c->nodes[a].k, c->nodes[b].k, &v))
+        return make_const(c, v, at);
+    return new_node(c, (node){.kind = N_BINARY, .op = op, .a = a, .b = b, .c = -1, .at = at});
+}
+
+/* `a and b` is a when a is falsy, else b; `a or b` the other way round. */
+static int32_t make_andor(cc *c, nodekind kind, int32_t a, int32_t b, size_t at)
+{
+    if (a < 0 || b < 0)
+        return -1;
+    if (is_const(c, a))
+        return (c->nodes[a].k != 0) == (kind == N_AND) ? b : a;
+    return new_node(c, (node){.kind = (uint8_t)kind, .a = a, .b = b, .c = -1, .at = at});
+}
+
+/* `then if cond else other`. */
+static int32_t make_if(cc *c, int32_t cond, int32_t then, int32_t other, size_t at)
+{
+    if (cond < 0 || then < 0 || other < 0)
+        return -1;
+    if (is_const(c, cond))
+        return c->nodes[cond].k != 0 ? then : other;
+    return new_node(c, (node){.kind = N_IF, .a = cond, .b = then, .c = other, .at = at});
+}
+
+/* x0 op0 x1 op1 x2 ...: links of constants are decided from the left (a
+ * false one decides the chain), the rest become N_CHAIN links that share
+ * their middle operands, so each operand is computed once. */
+static int32_t make_chain(cc *c, const int32_t *x, const uint8_t *op, const size_t *at,
+                          size_t n)
+{
+    size_t i = 0;
+    double v = 0;
+    for (; i < n && is_const(c, x[i]) && is_const(c, x[i + 1]); i++) {
+        apply(op[i], c->nodes[x[i]].k, c->nodes[x[i + 1]].k, &v); /* cannot fail */
+        if (v == 0)
+            return make_const(c, 0, at[i]);
+    }
+    if (i == n)
+        return make_const(c, 1, at[n - 1]);
+    if (n - i == 1)
+        return make_binary(c, op[i], x[i], x[i + 1], at[i]);
+    int32_t link = -1;
+    for (size_t j = n; j-- > i;)
+        link = new_node(c, (node){.kind = N_CHAIN, .op = op[j], .a = x[j], .b = x[j + 1],
+                                  .c = link, .at = at[j]});
+    return link;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+/* Binding powers, loosest first (the ternary sits below PREC_OR). */
+enum { PREC_OR = 1, PREC_AND, PREC_NOT, PREC_CMP, PREC_SUM, PREC_TERM, PREC_UNARY, PREC_POW };
+
+static const struct infix {
+    uint8_t prec; /* 0: not an infix operator */
+    uint8_t kind; /* N_BINARY, N_AND or N_OR (comparisons: N_CHAIN) */
+    uint8_t op;
+} INFIX[K_COUNT] = {
+    [K_OR] = {PREC_OR, N_OR, 0},           [K_AND] = {PREC_AND, N_AND, 0},
+    [K_EQ] = {PREC_CMP, N_CHAIN, O_EQ},    [K_NE] = {PREC_CMP, N_CHAIN, O_NE},
+    [K_LT] = {PREC_CMP, N_CHAIN, O_LT},    [K_LE] = {PREC_CMP, N_CHAIN, O_LE},
+    [K_GT] = {PREC_CMP, N_CHAIN, O_GT},    [K_GE] = {PREC_CMP, N_CHAIN, O_GE},
+    [K_PLUS] = {PREC_SUM, N_BINARY, O_ADD}, [K_MINUS] = {PREC_SUM, N_BINARY, O_SUB},
+    [K_STAR] = {PREC_TERM, N_BINARY, O_MUL}, [K_SLASH] = {PREC_TERM, N_BINARY, O_DIV},
+    [K_DSLASH] = {PREC_TERM, N_BINARY, O_FLOORDIV},
+    [K_PERCENT] = {PREC_TERM, N_BINARY, O_MOD},
+    [K_DSTAR] = {PREC_POW, N_BINARY, O_POW},
+};
+
+static const struct func {
+    const char *name;
+    uint8_t op;
+    bool variadic; /* min and max take one or more arguments, the rest one */
+} FUNCS[] = {
+    {"min", O_MIN, true},      {"max", O_MAX, true},    {"ceil", O_CEIL, false},
+    {"floor", O_FLOOR, false}, {"log2", O_LOG2, false}, {"abs", O_ABS, false},
+    {"int", O_INT, false},     {"float", O_LOAD, false}, {"sqrt", O_SQRT, false},
+};
+
+static int32_t parse_ternary(cc *c);
+static int32_t parse_binary(cc *c, int minprec);
+
+/* Each construct through which the parser can recurse without bound
+ * (parentheses and arguments via parse_ternary, `else`, unary operators, the
+ * right side of `**`) enters a level, so no input can exhaust the C stack;
+ * between two levels the recursion is bounded by the precedence levels. */
+static bool enter(cc *c)
+{
+    if (c->nest > NEST_MAX) { /* the top level is not nesting */
+        fail_at(c, c->tok.at, "expression nested too deeply (more than %d levels)", NEST_MAX);
+        return false;
+    }
+    c->nest++;
+    return true;
+}
+
+static int32_t leave(cc *c, int32_t v)
+{
+    c->nest--;
+    return v;
+}
+
+static const struct func *find_func(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof FUNCS / sizeof FUNCS[0]; i++)
+        if (strlen(FUNCS[i].name) == len && memcmp(FUNCS[i].name, s, len) == 0)
+            return &FUNCS[i];
+    return NULL;
+}
+
+/* name(args...): min/max fold into a left-leaning tree of binary nodes. */
+static int32_t parse_call(cc *c, token name)
+{
+    const struct func *f = find_func(c->src + name.at, name.len);
+    if (!f)
+        return fail_at(c, name.at, "unknown function '%.*s' (known: min, max, ceil, "
+                                   "floor, log2, abs, int, float, sqrt)", TOKTEXT(c, name));
+    next(c); /* ( */
+    int32_t args[ARGS_MAX];
+    int n = 0;
+    while (c->err == KT_OK && c->tok.kind != K_RPAREN) {
+        if (n == ARGS_MAX)
+            return fail_at(c, c->tok.at, "too many arguments (more than %d)", ARGS_MAX);
+        if ((args[n++] = parse_ternary(c)) < 0)
             return -1;
-        all_const &= is_const(p, args[n]);
-        n++;
-        if (p->cur.kind != T_COMMA)
+        if (c->tok.kind != K_COMMA)
             break;
-        advance(p);
+        next(c);
     }
-    if (expect(p, T_RPAREN, "')' after the arguments") < 0)
-        return -1;
-    if (n < FUNCS[which].min_args || n > FUNCS[which].max_args)
-        return syntax_error(p, name.col, "%s() takes %s%d argument%s", FUNCS[which].name,
-                            FUNCS[which].max_args > 1 ? "at least " : "",
-                            FUNCS[which].min_args, FUNCS[which].min_args > 1 ? "s" : "");
-    double vals[256], v;
-    for (int i = 0; all_const && i < n; i++)
-        vals[i] = p->nodes[args[i]].value;
-    if (all_const && apply_call(FUNCS[which].id, vals, n, &v))
-        return constant(p, v);
-    int *copy = malloc((size_t)n * sizeof *copy);
-    if (!copy) {
-        p->err = kt_fail(p->diag, KT_ENOMEM, "out of memory");
-        return -1;
-    }
-    memcpy(copy, args, (size_t)n * sizeof *copy);
-    int id = new_node(p, (node){.o = OP_CALL, .f = FUNCS[which].id, .args = copy,
-                                .nargs = n});
-    if (id < 0)
-        free(copy);
-    return id;
+    if (c->tok.kind != K_RPAREN)
+        return fail_at(c, c->tok.at, "expected ')' after arguments");
+    next(c);
+    if (n == 0 || (n > 1 && !f->variadic))
+        return fail_at(c, name.at, "%s() takes %s one argument (%d given)", f->name,
+                       f->variadic ? "at least" : "exactly", n);
+    if (!f->variadic)
+        return make_unary(c, f->op, args[0], name.at);
+    int32_t v = args[0];
+    for (int i = 1; i < n; i++)
+        v = make_binary(c, f->op, v, args[i], name.at);
+    return v;
 }
 
-/* A name, or NAME[i] looked up as the name "NAME[i]". */
-static int parse_name(parser *p, token name)
+/* ASCII case-insensitive equality of cand with the n bytes at s. */
+static bool same_letters(const char *cand, const char *s, size_t n)
 {
-    char key[256];
-    int col = name.col;
-    if (name.len >= 200)
-        return syntax_error(p, col, "name too long");
-    snprintf(key, sizeof key, "%.*s", (int)name.len, name.start);
-    if (p->cur.kind == T_LBRACK) {
-        advance(p);
-        if (p->cur.kind != T_NUM || p->cur.num != floor(p->cur.num) || p->cur.num < 0)
-            return syntax_error(p, p->cur.col, "expected a whole-number index");
-        size_t len = strlen(key);
-        snprintf(key + len, sizeof key - len, "[%.0f]", p->cur.num);
-        advance(p);
-        if (expect(p, T_RBRACK, "']'") < 0)
+    for (size_t i = 0; i < n; i++)
+        if (cand[i] == '\0' || (cand[i] | 0x20) != (s[i] | 0x20))
+            return false;
+    return cand[n] == '\0';
+}
+
+static int32_t unknown_name(cc *c, token name, const char *suffix)
+{
+    const char *s = c->src + name.at;
+    if (find_func(s, name.len) && !*suffix)
+        return fail_at(c, name.at, "unknown name '%.*s' (it is a function: call it as "
+                                   "%.*s(...))", TOKTEXT(c, name), TOKTEXT(c, name));
+    for (size_t i = 0; i < c->nnames && !*suffix; i++)
+        if (c->names[i] && same_letters(c->names[i], s, name.len))
+            return fail_at(c, name.at, "unknown name '%.*s'; did you mean '%s'?",
+                           TOKTEXT(c, name), c->names[i]);
+    return fail_at(c, name.at, "unknown name '%.*s%s'", TOKTEXT(c, name), suffix);
+}
+
+/* A name, or NAME[i] with an integer literal i, looked up as "NAME[i]". */
+static int32_t parse_name(cc *c, token name)
+{
+    char suffix[32] = "";
+    if (c->tok.kind == K_LBRACK) {
+        next(c);
+        token ix = c->tok;
+        if (ix.kind != K_NUM || !ix.integer)
+            return fail_at(c, ix.at, "expected an integer index after '['");
+        if (ix.num > 9007199254740992.0)
+            return fail_at(c, ix.at, "index '%.*s' is too large", TOKTEXT(c, ix));
+        snprintf(suffix, sizeof suffix, "[%.0f]", ix.num);
+        next(c);
+        if (c->tok.kind != K_RBRACK)
+            return fail_at(c, c->tok.at, "expected ']' after the index");
+        next(c);
+    }
+    const char *s = c->src + name.at;
+    for (size_t i = 0; i < c->nnames; i++) {
+        const char *cand = c->names[i];
+        if (cand && strncmp(cand, s, name.len) == 0 && strcmp(cand + name.len, suffix) == 0)
+            return new_node(c, (node){.kind = N_SLOT, .a = -1, .b = -1, .c = -1,
+                                      .slot = (uint32_t)i, .at = name.at});
+    }
+    return unknown_name(c, name, suffix);
+}
+
+static int32_t parse_atom(cc *c)
+{
+    token t = c->tok;
+    int32_t v;
+    switch (t.kind) {
+    case K_NUM:
+        next(c);
+        return make_const(c, t.num, t.at);
+    case K_TRUE:
+    case K_FALSE:
+        next(c);
+        return make_const(c, t.kind == K_TRUE, t.at);
+    case K_NAME:
+        next(c);
+        return c->tok.kind == K_LPAREN ? parse_call(c, t) : parse_name(c, t);
+    case K_LPAREN:
+        next(c);
+        if ((v = parse_ternary(c)) < 0)
+            return -1;
+        if (c->tok.kind != K_RPAREN)
+            return fail_at(c, c->tok.at, "expected ')' to close the '(' at column %zu",
+                           t.at + 1);
+        next(c);
+        return v;
+    case K_END:
+        return fail_at(c, t.at, "unexpected end of expression");
+    default:
+        return fail_at(c, t.at, "expected an operand, found '%.*s'", TOKTEXT(c, t));
+    }
+}
+
+/* not x (below comparisons), unary - and + (below `**`), or an atom. */
+static int32_t parse_prefix(cc *c, int minprec)
+{
+    token t = c->tok;
+    if (t.kind == K_NOT) {
+        if (minprec > PREC_NOT) /* Python too rejects a + not b */
+            return fail_at(c, t.at, "unexpected '%.*s' (put it and its operand in "
+                                    "parentheses)", TOKTEXT(c, t));
+        if (!enter(c))
+            return -1;
+        next(c);
+        return leave(c, make_unary(c, O_NOT, parse_binary(c, PREC_NOT), t.at));
+    }
+    if (t.kind == K_MINUS || t.kind == K_PLUS) {
+        if (!enter(c))
+            return -1;
+        next(c);
+        return leave(c, make_unary(c, t.kind == K_MINUS ? O_NEG : O_LOAD,
+                                   parse_binary(c, PREC_UNARY), t.at));
+    }
+    return parse_atom(c);
+}
+
+/* x0 op0 x1 op1 x2 ... for comparison operators, x0 already parsed. */
+static int32_t parse_chain(cc *c, int32_t first)
+{
+    int32_t x[CHAIN_MAX + 1] = {first};
+    uint8_t op[CHAIN_MAX];
+    size_t at[CHAIN_MAX], n = 0;
+    while (INFIX[c->tok.kind].prec == PREC_CMP) {
+        if (n == CHAIN_MAX)
+            return fail_at(c, c->tok.at, "too many chained comparisons (more than %d)",
+                           CHAIN_MAX);
+        op[n] = INFIX[c->tok.kind].op;
+        at[n] = c->tok.at;
+        next(c);
+        if ((x[++n] = parse_binary(c, PREC_SUM)) < 0)
             return -1;
     }
-    for (size_t i = 0; i < p->nnames; i++)
-        if (strcmp(p->names[i], key) == 0)
-            return new_node(p, (node){.o = OP_SLOT, .slot = (uint32_t)i});
-    if (strcmp(key, "True") == 0 || strcmp(key, "False") == 0)
-        return constant(p, key[0] == 'T');
-    return syntax_error(p, col, "unknown name '%s'", key);
+    return make_chain(c, x, op, at, n);
 }
 
-static int parse_atom(parser *p)
+/* Operators that bind at least as tightly as minprec (precedence
+ * climbing); `**` is right-associative and its right side may be negated. */
+static int32_t parse_binary(cc *c, int minprec)
 {
-    token t = p->cur;
-    switch (t.kind) {
-    case T_NUM:
-        advance(p);
-        return constant(p, t.num);
-    case T_NAME:
-        advance(p);
-        return p->cur.kind == T_LPAREN ? parse_call(p, t) : parse_name(p, t);
-    case T_LPAREN: {
-        advance(p);
-        int e = parse_expr(p);
-        return expect(p, T_RPAREN, "')'") < 0 ? -1 : e;
-    }
-    case T_END:
-        return syntax_error(p, t.col, "unexpected end of expression");
-    case T_BAD:
-        return syntax_error(p, t.col, "unexpected character '%.*s'", (int)t.len, t.start);
-    default:
-        return syntax_error(p, t.col, "unexpected '%.*s'", (int)t.len, t.start);
-    }
-}
-
-static int parse_unary(parser *p);
-
-/* power := atom ['**' unary]  (right-associative, above unary minus) */
-static int parse_power(parser *p)
-{
-    int base = parse_atom(p);
-    if (base < 0 || p->cur.kind != T_DSTAR)
-        return base;
-    advance(p);
-    return combine(p, OP_POW, base, parse_unary(p));
-}
-
-static int parse_unary(parser *p)
-{
-    tok k = p->cur.kind;
-    if (k != T_MINUS && k != T_PLUS)
-        return parse_power(p);
-    if (!enter(p))
-        return -1;
-    advance(p);
-    int e = combine(p, k == T_MINUS ? OP_NEG : OP_POS, parse_unary(p), -1);
-    p->depth--;
-    return e;
-}
-
-typedef int (*parse_fn)(parser *p);
-
-/* One left-associative level: operand (OPERATOR operand)*. */
-static int parse_level(parser *p, parse_fn operand, const tok *toks, const op *ops,
-                       int n)
-{
-    int left = operand(p);
+    int32_t left = parse_prefix(c, minprec);
     for (;;) {
-        int i = 0;
-        while (i < n && p->cur.kind != toks[i])
-            i++;
-        if (left < 0 || i == n)
-            return left;
-        advance(p);
-        left = combine(p, ops[i], left, operand(p));
+        struct infix in = INFIX[c->tok.kind];
+        if (left < 0 || in.prec == 0 || in.prec < minprec)
+            break;
+        if (in.prec == PREC_CMP) {
+            left = parse_chain(c, left);
+            continue;
+        }
+        size_t at = c->tok.at;
+        bool pow = in.prec == PREC_POW;
+        if (pow && !enter(c))
+            return -1;
+        next(c);
+        int32_t right = parse_binary(c, pow ? PREC_UNARY : in.prec + 1);
+        if (pow)
+            leave(c, 0);
+        left = in.kind == N_BINARY ? make_binary(c, in.op, left, right, at)
+                                   : make_andor(c, (nodekind)in.kind, left, right, at);
     }
+    return left;
 }
 
-static int parse_term(parser *p)
+/* test := or_test ['if' or_test 'else' test] */
+static int32_t parse_ternary(cc *c)
 {
-    static const tok T[] = {T_STAR, T_SLASH, T_DSLASH, T_PERCENT};
-    static const op O[] = {OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD};
-    return parse_level(p, parse_unary, T, O, 4);
-}
-
-static int parse_sum(parser *p)
-{
-    static const tok T[] = {T_PLUS, T_MINUS};
-    static const op O[] = {OP_ADD, OP_SUB};
-    return parse_level(p, parse_term, T, O, 2);
-}
-
-/* a < b <= c means (a < b) and (b <= c); b's subtree is shared. */
-static int parse_comparison(parser *p)
-{
-    static const tok T[] = {T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE};
-    static const op O[] = {OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE};
-    int left = parse_sum(p), result = -2;
-    for (;;) {
-        int i = 0;
-        while (i < 6 && p->cur.kind != T[i])
-            i++;
-        if (left < 0 || i == 6)
-            return result == -2 ? left : result;
-        advance(p);
-        int right = parse_sum(p);
-        int cmp = combine(p, O[i], left, right);
-        result = result == -2 ? cmp : combine(p, OP_AND, result, cmp);
-        left = right;
-    }
-}
-
-static int parse_not(parser *p)
-{
-    if (p->cur.kind != T_NOT)
-        return parse_comparison(p);
-    if (!enter(p))
+    if (!enter(c))
         return -1;
-    advance(p);
-    int e = combine(p, OP_NOT, parse_not(p), -1);
-    p->depth--;
-    return e;
-}
-
-static int parse_and(parser *p)
-{
-    static const tok T[] = {T_AND};
-    static const op O[] = {OP_AND};
-    return parse_level(p, parse_not, T, O, 1);
-}
-
-static int parse_or(parser *p)
-{
-    static const tok T[] = {T_OR};
-    static const op O[] = {OP_OR};
-    return parse_level(p, parse_and, T, O, 1);
-}
-
-/* expr := or ['if' or 'else' expr] */
-static int parse_expr(parser *p)
-{
-    if (!enter(p))
-        return -1;
-    int value = parse_or(p);
-    if (value >= 0 && p->cur.kind == T_IF) {
-        advance(p);
-        int cond = parse_or(p);
-        if (expect(p, T_ELSE, "'else'") < 0)
-            value = -1;
-        int other = value < 0 ? -1 : parse_expr(p);
-        if (cond < 0 || other < 0)
-            value = -1;
-        else if (is_const(p, cond))
-            value = p->nodes[cond].value != 0 ? value : other;
-        else
-            value = new_node(p, (node){.o = OP_COND, .kids = {cond, value, other},
-                                       .nkids = 3});
+    int32_t v = parse_binary(c, PREC_OR);
+    if (v >= 0 && c->tok.kind == K_IF) {
+        size_t at = c->tok.at;
+        next(c);
+        int32_t cond = parse_binary(c, PREC_OR);
+        if (cond >= 0 && c->tok.kind != K_ELSE)
+            cond = fail_at(c, c->tok.at, "expected 'else' after the condition of the 'if' "
+                                         "at column %zu", at + 1);
+        if (cond >= 0)
+            next(c);
+        v = cond < 0 ? -1 : make_if(c, cond, v, parse_ternary(c), at);
     }
-    p->depth--;
-    return value;
+    return leave(c, v);
 }
 
 /* --------------------------------------------------------------- emitter */
 
-typedef struct insn {
-    uint8_t o;          /* op */
-    uint8_t f;          /* OP_CALL: fn */
-    uint16_t n;         /* OP_CALL: argument count */
-    uint32_t arg;       /* OP_SLOT: slot; jumps: target */
-    double v;           /* OP_CONST */
-} insn;
-
-struct kt_expr {
-    insn *code;
-    size_t ncode;
-    uint32_t *slots;    /* distinct slots read, ascending */
-    size_t nslots;
-    char *source;
-};
-
-typedef struct emitter {
-    const parser *p;
-    insn *code;
-    size_t n, cap;
-    int depth, max_depth;
-    bool oom;
-} emitter;
-
-static size_t emit(emitter *e, insn i, int stack_change)
+/* Append an instruction, tracking the stack it needs; `at` locates the
+ * error if it needs more than STACK_MAX entries. */
+static uint32_t emit(cc *c, insn i, size_t at)
 {
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 16;
-        insn *g = realloc(e->code, cap * sizeof *g);
+    if (c->ncode == c->codecap) {
+        size_t cap = c->codecap ? 2 * c->codecap : 32;
+        insn *g = realloc(c->code, cap * sizeof *g);
         if (!g) {
-            e->oom = true;
-            return 0;
+            fail_oom(c);
+            return NONE;
         }
-        e->code = g;
-        e->cap = cap;
+        c->code = g;
+        c->codecap = cap;
     }
-    e->depth += stack_change;
-    if (e->depth > e->max_depth)
-        e->max_depth = e->depth;
-    e->code[e->n] = i;
-    return e->n++;
+    c->depth -= (i.lm == M_STACK) + (i.rm == M_STACK);
+    bool pushes = i.tail == TL_PUSH || i.tail == TL_CHAIN;
+    bool jump_pushes = i.tail == TL_AND || i.tail == TL_OR;
+    if ((pushes || jump_pushes) && c->depth + 1 > STACK_MAX)
+        fail_at(c, at, "expression too complex: it needs more than %d stack entries",
+                STACK_MAX);
+    c->depth += pushes;
+    c->code[c->ncode] = i;
+    return (uint32_t)c->ncode++;
 }
 
-static void patch(emitter *e, size_t at)
+/* Jumps still to be patched form a list threaded through their target
+ * fields; *list is its head. */
+static void emit_jump(cc *c, insn i, size_t at, uint32_t *list)
 {
-    if (!e->oom)
-        e->code[at].arg = (uint32_t)e->n;
+    i.target = *list;
+    uint32_t id = emit(c, i, at);
+    if (id != NONE)
+        *list = id;
 }
 
-static void emit_node(emitter *e, int id)
+static void patch_here(cc *c, uint32_t list)
 {
-    const node *nd = &e->p->nodes[id];
-    size_t jump, end;
-    switch (nd->o) {
-    case OP_CONST: emit(e, (insn){.o = OP_CONST, .v = nd->value}, 1); break;
-    case OP_SLOT: emit(e, (insn){.o = OP_SLOT, .arg = nd->slot}, 1); break;
-    case OP_CALL:
-        for (int i = 0; i < nd->nargs; i++)
-            emit_node(e, nd->args[i]);
-        emit(e, (insn){.o = OP_CALL, .f = (uint8_t)nd->f, .n = (uint16_t)nd->nargs},
-             1 - nd->nargs);
-        break;
-    case OP_AND:
-    case OP_OR:
-        emit_node(e, nd->kids[0]);
-        jump = emit(e, (insn){.o = nd->o == OP_AND ? OP_JUMP_IF_FALSE_ELSE_POP
-                                                   : OP_JUMP_IF_TRUE_ELSE_POP}, -1);
-        emit_node(e, nd->kids[1]);
-        patch(e, jump);
-        break;
-    case OP_COND:
-        emit_node(e, nd->kids[0]);
-        jump = emit(e, (insn){.o = OP_JUMP_IF_FALSE_POP}, -1);
-        emit_node(e, nd->kids[1]);
-        end = emit(e, (insn){.o = OP_JUMP}, -1); /* the other branch starts level */
-        patch(e, jump);
-        emit_node(e, nd->kids[2]);
-        patch(e, end);
-        break;
-    default:
-        for (int i = 0; i < nd->nkids; i++)
-            emit_node(e, nd->kids[i]);
-        emit(e, (insn){.o = (uint8_t)nd->o}, 1 - nd->nkids);
-        break;
+    while (list != NONE && c->err == KT_OK) {
+        uint32_t next_jump = c->code[list].target;
+        c->code[list].target = (uint32_t)c->ncode;
+        list = next_jump;
     }
 }
+
+static bool jumps(uint8_t tail) { return tail != TL_PUSH && tail != TL_RET; }
+
+static void emit_value(cc *c, int32_t id, uint8_t tail, uint32_t *list);
+
+/* Make node id an operand of the next instruction: a slot or a constant is
+ * read in place (one constant per instruction), anything else is computed
+ * onto the stack first. */
+static void operand(cc *c, int32_t id, insn *i, bool left)
+{
+    const node *n = &c->nodes[id];
+    uint8_t mode = M_STACK;
+    if (n->kind == N_SLOT) {
+        mode = M_SLOT;
+        *(left ? &i->l : &i->r) = n->slot;
+    } else if (n->kind == N_CONST && i->lm != M_CONST && i->rm != M_CONST) {
+        mode = M_CONST;
+        i->k = n->k;
+    } else {
+        emit_value(c, id, TL_PUSH, NULL);
+    }
+    *(left ? &i->lm : &i->rm) = mode;
+}
+
+static void emit_insn(cc *c, insn i, size_t at, uint8_t tail, uint32_t *list)
+{
+    i.tail = tail;
+    if (jumps(tail))
+        emit_jump(c, i, at, list);
+    else
+        emit(c, i, at);
+}
+
+/* The operands of a run of `and` (or of `or`): all but the last get
+ * mid_tail, the last gets last_tail. */
+static void emit_flat(cc *c, int32_t id, uint8_t kind, uint8_t mid_tail, uint32_t *mid_list,
+                      uint8_t last_tail, uint32_t *last_list)
+{
+    const node *n = &c->nodes[id];
+    if (n->kind != kind) {
+        emit_value(c, id, last_tail, last_list);
+        return;
+    }
+    int32_t b = n->b;
+    emit_flat(c, n->a, kind, mid_tail, mid_list, mid_tail, mid_list);
+    emit_flat(c, b, kind, mid_tail, mid_list, last_tail, last_list);
+}
+
+/* `and`/`or`.  As a value: operands jump to the end with the deciding one.
+ * As a condition (if/else): they jump straight to the branch, so
+ * "x if a and b else y" tests a and b without materialising a value. */
+static bool emit_andor(cc *c, int32_t id, uint8_t tail, uint32_t *list)
+{
+    uint8_t kind = c->nodes[id].kind;
+    uint32_t own = NONE;
+    if (tail == TL_PUSH)
+        emit_flat(c, id, kind, kind == N_AND ? TL_AND : TL_OR, &own, TL_PUSH, NULL);
+    else if (kind == N_AND && tail == TL_IFNOT)
+        emit_flat(c, id, kind, TL_IFNOT, list, TL_IFNOT, list);
+    else if (kind == N_OR && tail == TL_IF)
+        emit_flat(c, id, kind, TL_IF, list, TL_IF, list);
+    else if (kind == N_AND && tail == TL_IF)
+        emit_flat(c, id, kind, TL_IFNOT, &own, TL_IF, list);
+    else if (kind == N_OR && tail == TL_IFNOT)
+        emit_flat(c, id, kind, TL_IF, &own, TL_IFNOT, list);
+    else
+        return false;
+    patch_here(c, own);
+    return true;
+}
+
+/* a < b < c: each link but the last falls through with its right operand
+ * as the next link's left one (re-read in place when it is a leaf, kept on
+ * the stack by TL_CHAIN otherwise); a false link jumps out with False. */
+static void emit_chain(cc *c, int32_t id)
+{
+    uint32_t out = NONE;
+    bool kept = false; /* the previous link left its right operand on the stack */
+    for (int32_t link = id; link >= 0 && c->err == KT_OK; link = c->nodes[link].c) {
+        const node n = c->nodes[link];
+        insn i = {.op = n.op};
+        if (kept)
+            i.lm = M_STACK;
+        else
+            operand(c, n.a, &i, true);
+        operand(c, n.b, &i, false);
+        kept = n.c >= 0 && !is_leaf(c, n.b);
+        emit_insn(c, i, n.at, n.c < 0 ? TL_PUSH : kept ? TL_CHAIN : TL_AND, &out);
+    }
+    patch_here(c, out);
+}
+
+/* then if cond else other: the arms share the caller's tail. */
+static void emit_if(cc *c, const node *n, uint8_t tail, uint32_t *list)
+{
+    int32_t cond = n->a, then = n->b, other = n->c;
+    size_t at = n->at;
+    uint32_t to_else = NONE, to_end = NONE;
+    emit_value(c, cond, TL_IFNOT, &to_else);
+    int depth = c->depth;
+    emit_value(c, then, tail, list);
+    emit_jump(c, (insn){.tail = TL_JUMP}, at, &to_end);
+    patch_here(c, to_else);
+    c->depth = depth;
+    emit_value(c, other, tail, list);
+    patch_here(c, to_end);
+}
+
+/* Code that computes node id and then does `tail` with it (jumps of the
+ * tail join *list). */
+static void emit_value(cc *c, int32_t id, uint8_t tail, uint32_t *list)
+{
+    const node *n = &c->nodes[id];
+    insn i = {.op = n->op};
+    size_t at = n->at;
+    if (c->err != KT_OK)
+        return;
+    switch ((nodekind)n->kind) {
+    case N_CONST:
+    case N_SLOT:
+        i.op = O_LOAD;
+        operand(c, id, &i, false);
+        break;
+    case N_UNARY:
+        operand(c, n->a, &i, false);
+        break;
+    case N_BINARY: {
+        int32_t b = n->b;
+        operand(c, n->a, &i, true);
+        operand(c, b, &i, false);
+        break;
+    }
+    case N_IF:
+        emit_if(c, n, tail, list);
+        return;
+    case N_AND:
+    case N_OR:
+        if (emit_andor(c, id, tail, list))
+            return;
+        emit_andor(c, id, TL_PUSH, NULL);
+        i = (insn){.op = O_LOAD, .rm = M_STACK}; /* then test the pushed value */
+        break;
+    case N_CHAIN:
+        emit_chain(c, id);
+        if (tail == TL_PUSH)
+            return;
+        i = (insn){.op = O_LOAD, .rm = M_STACK};
+        break;
+    }
+    emit_insn(c, i, at, tail, list);
+}
+
+static bool is_end(const insn *i)
+{
+    return i->op == O_LOAD && i->rm == M_STACK && i->lm == M_NONE && i->tail == TL_RET;
+}
+
+static bool is_goto(const insn *i) { return i->tail == TL_JUMP; }
+
+/* Shortcuts once all targets are known: jumps to jumps go straight on, a
+ * short-circuit that lands on the end returns at once, and a push that the
+ * end would pop again returns instead. */
+static void optimize(insn *code, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        insn *i = &code[k];
+        if (!jumps(i->tail))
+            continue;
+        while (is_goto(&code[i->target]))
+            i->target = code[i->target].target;
+        if (is_end(&code[i->target]))
+            i->tail = i->tail == TL_AND ? TL_AND_RET : i->tail == TL_OR ? TL_OR_RET
+                    : i->tail == TL_CHAIN ? TL_CHAIN_RET : i->tail;
+    }
+    for (size_t k = 0; k + 1 < n; k++) {
+        const insn *after = &code[k + 1];
+        if (code[k].tail == TL_PUSH &&
+            (is_end(after) || (is_goto(after) && is_end(&code[after->target]))))
+            code[k].tail = TL_RET;
+    }
+}
+
+/* ---------------------------------------------------------------- compile */
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -642,135 +1093,194 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The distinct slots the code reads, sorted. */
-static bool collect_slots(kt_expr *x)
+/* The slots the code reads, sorted and distinct, into out (room for 2 per
+ * instruction); returns how many. */
+static size_t collect_slots(const insn *code, size_t n, uint32_t *out)
 {
-    x->slots = malloc((x->ncode ? x->ncode : 1) * sizeof *x->slots);
-    if (!x->slots)
-        return false;
-    for (size_t i = 0; i < x->ncode; i++)
-        if (x->code[i].o == OP_SLOT)
-            x->slots[x->nslots++] = x->code[i].arg;
-    qsort(x->slots, x->nslots, sizeof *x->slots, cmp_u32);
-    size_t n = 0;
-    for (size_t i = 0; i < x->nslots; i++)
-        if (n == 0 || x->slots[n - 1] != x->slots[i])
-            x->slots[n++] = x->slots[i];
-    x->nslots = n;
-    return true;
+    size_t m = 0, d = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (code[k].lm == M_SLOT)
+            out[m++] = code[k].l;
+        if (code[k].rm == M_SLOT)
+            out[m++] = code[k].r;
+    }
+    qsort(out, m, sizeof *out, cmp_u32);
+    for (size_t k = 0; k < m; k++)
+        if (d == 0 || out[d - 1] != out[k])
+            out[d++] = out[k];
+    return d;
 }
 
-/* -------------------------------------------------------------- compile */
-
-static void free_nodes(parser *p)
+/* Lay the program out in one allocation (see struct kt_expr). */
+static int assemble(cc *c, kt_expr **out)
 {
-    for (int i = 0; i < p->nnodes; i++)
-        if (p->nodes[i].o == OP_CALL)
-            free(p->nodes[i].args);
-    free(p->nodes);
+    size_t len = strlen(c->src) + 1;
+    size_t code_bytes = c->ncode * sizeof(insn), slot_room = 2 * c->ncode;
+    kt_expr *x = malloc(sizeof *x + code_bytes + slot_room * sizeof(uint32_t) + len);
+    if (!x) {
+        fail_oom(c);
+        return c->err;
+    }
+    insn *code = (insn *)(x + 1);
+    memcpy(code, c->code, code_bytes);
+    uint32_t *slots = (uint32_t *)((char *)code + code_bytes);
+    x->nslots = collect_slots(code, c->ncode, slots);
+    char *source = (char *)(slots + slot_room);
+    memcpy(source, c->src, len);
+    x->code = code;
+    x->ncode = c->ncode;
+    x->slots = slots;
+    x->source = source;
+    *out = x;
+    return KT_OK;
 }
 
 int kt_expr_compile(const char *src, const char *const *names, size_t nnames,
                     kt_expr **out, kt_diag *diag)
 {
-    *out = NULL;
-    parser p = {.src = src, .pos = src, .names = names, .nnames = nnames,
-                .diag = diag, .err = KT_OK};
-    advance(&p);
-    int root = parse_expr(&p);
-    if (p.err == KT_OK && p.cur.kind != T_END)
-        syntax_error(&p, p.cur.col, "unexpected %s'%.*s'%s",
-                     p.cur.kind == T_BAD ? "character " : "", (int)p.cur.len,
-                     p.cur.start, p.cur.kind == T_BAD ? "" : " after the expression");
-    emitter e = {.p = &p};
-    if (p.err == KT_OK && root >= 0)
-        emit_node(&e, root);
-    int rc = p.err;
-    if (rc == KT_OK && e.oom)
-        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
-    if (rc == KT_OK && e.max_depth > MAX_STACK)
-        rc = kt_fail(diag, KT_ESYNTAX, "column 1: expression too complex (needs a "
-                     "stack of %d, the limit is %d)", e.max_depth, MAX_STACK);
-    free_nodes(&p);
-    kt_expr *x = rc == KT_OK ? calloc(1, sizeof *x) : NULL;
-    if (rc == KT_OK && x) {
-        x->code = e.code;
-        x->ncode = e.n;
-        e.code = NULL;
-        x->source = kt_strdup(src);
-        if (!x->source || !collect_slots(x)) {
-            kt_expr_free(x);
-            x = NULL;
-        }
+    if (out)
+        *out = NULL;
+    if (!src || !out || (!names && nnames) || nnames > UINT32_MAX) {
+        diag_set(diag, "kt_expr_compile: invalid argument");
+        return KT_EINVAL;
     }
-    free(e.code);
-    if (rc == KT_OK && !x)
-        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
-    *out = x;
-    return rc;
+    cc c = {.src = src, .names = names, .nnames = nnames, .err = KT_OK, .diag = diag};
+    next(&c);
+    int32_t root = -1;
+    if (c.tok.kind == K_END)
+        fail_at(&c, 0, "empty expression");
+    else
+        root = parse_ternary(&c);
+    if (root >= 0 && c.tok.kind != K_END)
+        fail_at(&c, c.tok.at, c.tok.kind == K_RPAREN ? "unmatched '%.*s'"
+                                                     : "expected an operator, found '%.*s'",
+                TOKTEXT(&c, c.tok));
+    if (c.err == KT_OK) {
+        emit_value(&c, root, TL_PUSH, NULL);
+        emit(&c, (insn){.op = O_LOAD, .rm = M_STACK, .tail = TL_RET}, 0);
+    }
+    if (c.err == KT_OK) {
+        optimize(c.code, c.ncode);
+        assemble(&c, out);
+    }
+    free(c.nodes);
+    free(c.code);
+    return c.err;
 }
 
-void kt_expr_free(kt_expr *e)
+void kt_expr_free(kt_expr *e) { free(e); }
+
+/* ---------------------------------------------------------------- evaluate */
+
+/* The machine's stack keeps its top in a variable (a register) and the
+ * entries below it in an array: the result of one instruction is usually
+ * the operand of the next, and a round trip through memory would put a
+ * store-to-load delay on that path. */
+typedef struct stack {
+    double top;            /* the top entry, when there is one */
+    size_t n;              /* entries in all */
+    double below[STACK_MAX]; /* below[n - 1] is under top; below[0] was the
+                              * (unused) top of the empty stack */
+} stack;
+
+static inline double pop(stack *s)
 {
-    if (!e)
-        return;
-    free(e->code);
-    free(e->slots);
-    free(e->source);
-    free(e);
+    double v = s->top;
+    s->top = s->below[--s->n];
+    return v;
 }
 
-/* ------------------------------------------------------------- evaluate */
+static inline void push(stack *s, double v)
+{
+    s->below[s->n++] = s->top;
+    s->top = v;
+}
 
+/* One operand (see M_*); false if a slot holds NaN or an infinity. */
+static inline bool fetch(uint8_t mode, uint32_t slot, double k, const double *slots,
+                         stack *s, double *v)
+{
+    switch (mode) {
+    case M_STACK: *v = pop(s); return true;
+    case M_SLOT: *v = slots[slot]; return isfinite(*v);
+    case M_CONST: *v = k; return true;
+    default: return true;
+    }
+}
+
+/* The stack needs no bounds checks: compile proved it never holds more
+ * than STACK_MAX entries, and every jump goes forward to an instruction. */
 int kt_expr_eval(const kt_expr *e, const double *slots, double *out)
 {
-    double st[MAX_STACK];
-    int sp = 0;
+    if (!e || !out || (!slots && e->nslots))
+        return KT_EINVAL;
+    stack s;
+    s.top = 0;
+    s.n = 0;
+    size_t pc = 0;
     const insn *code = e->code;
-    size_t pc = 0, n = e->ncode;
-    while (pc < n) {
+    for (;;) {
         const insn *i = &code[pc++];
-        switch ((op)i->o) {
-        case OP_CONST: st[sp++] = i->v; break;
-        case OP_SLOT: st[sp++] = slots[i->arg]; break;
-        case OP_NEG: st[sp - 1] = -st[sp - 1]; break;
-        case OP_POS: break;
-        case OP_NOT: st[sp - 1] = st[sp - 1] == 0; break;
-        case OP_CALL:
-            sp -= i->n;
-            if (!apply_call((fn)i->f, st + sp, i->n, &st[sp]))
-                return KT_EDOMAIN;
-            sp++;
+        double x = 0, y = 0, r;
+        if (!fetch(i->rm, i->r, i->k, slots, &s, &y) ||
+            !fetch(i->lm, i->l, i->k, slots, &s, &x) || !apply(i->op, x, y, &r))
+            return KT_EDOMAIN;
+        switch ((tailkind)i->tail) {
+        case TL_PUSH: push(&s, r); break;
+        case TL_RET: *out = r; return KT_OK;
+        case TL_AND:
+            if (r == 0) {
+                push(&s, r);
+                pc = i->target;
+            }
             break;
-        case OP_JUMP_IF_FALSE_ELSE_POP:
-            if (st[sp - 1] == 0)
-                pc = i->arg;
-            else
-                sp--;
+        case TL_OR:
+            if (r != 0) {
+                push(&s, r);
+                pc = i->target;
+            }
             break;
-        case OP_JUMP_IF_TRUE_ELSE_POP:
-            if (st[sp - 1] != 0)
-                pc = i->arg;
-            else
-                sp--;
+        case TL_AND_RET:
+            if (r == 0) {
+                *out = r;
+                return KT_OK;
+            }
             break;
-        case OP_JUMP_IF_FALSE_POP:
-            if (st[--sp] == 0)
-                pc = i->arg;
+        case TL_OR_RET:
+            if (r != 0) {
+                *out = r;
+                return KT_OK;
+            }
             break;
-        case OP_JUMP: pc = i->arg; break;
-        default:
-            sp--;
-            if (!apply_binary((op)i->o, st[sp - 1], st[sp], &st[sp - 1]))
-                return KT_EDOMAIN;
+        case TL_IF:
+            if (r != 0)
+                pc = i->target;
             break;
+        case TL_IFNOT:
+            if (r == 0)
+                pc = i->target;
+            break;
+        case TL_CHAIN:
+            push(&s, r != 0 ? y : 0);
+            if (r == 0)
+                pc = i->target;
+            break;
+        case TL_CHAIN_RET:
+            if (r == 0) {
+                *out = 0;
+                return KT_OK;
+            }
+            push(&s, y);
+            break;
+        case TL_JUMP: pc = i->target; break;
         }
     }
-    *out = st[0];
-    return isfinite(st[0]) ? KT_OK : KT_EDOMAIN;
 }
 
 size_t kt_expr_nslots(const kt_expr *e) { return e->nslots; }
+
 const uint32_t *kt_expr_slots(const kt_expr *e) { return e->slots; }
+
 bool kt_expr_is_constant(const kt_expr *e) { return e->nslots == 0; }
+
 const char *kt_expr_source(const kt_expr *e) { return e->source; }
