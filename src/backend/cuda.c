@@ -95,7 +95,7 @@ static void probe(cuda_device *d)
     close(fds[1]);
     if (pid > 0) {
         cuda_device got;
-        if (read(fds[0], &got, sizeof got) == (ssize_t)sizeof got)
+        if (kt_read_all(fds[0], &got, sizeof got))
             *d = got;
         waitpid(pid, NULL, 0);
     }
@@ -375,12 +375,7 @@ static int cuda_compile(void *vctx, const uint16_t *const *cfgs, size_t n,
         wire_build w;
         kt_build *b = &builds[i];
         b->status = KT_STATUS_COMPILE_ERROR;
-        char *p = (char *)&w;
-        size_t left = sizeof w;
-        ssize_t k = 1;
-        while (left > 0 && (k = read(fds[0], p, left)) > 0)
-            p += k, left -= (size_t)k;
-        if (left > 0) {
+        if (!kt_read_all(fds[0], &w, sizeof w)) {
             snprintf(b->detail, sizeof b->detail, "the NVRTC process died");
             continue;
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int kt_fail(kt_diag *diag, int code, const char *fmt, ...)
 {
@@ -158,6 +159,21 @@ int kt_read_file(const char *path, char **out, size_t *len, kt_diag *diag)
     if (len)
         *len = total;
     return KT_OK;
+}
+
+bool kt_read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t k = read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
 }
 
 uint64_t kt_hash(uint64_t h, const void *data, size_t len)

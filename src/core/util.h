@@ -44,6 +44,10 @@ char *kt_buf_take(kt_buf *b);
 int kt_key_fields(const char *key, char ***names, char ***values, size_t *n);
 void kt_key_fields_free(char **names, char **values, size_t n);
 
+/* Read exactly n bytes from fd, retrying after signals; false on end of
+ * file or error. */
+bool kt_read_all(int fd, void *buf, size_t n);
+
 /* Read a whole file, NUL-terminated.  KT_EIO with the path and strerror. */
 int kt_read_file(const char *path, char **out, size_t *len, kt_diag *diag);
 

@@ -263,13 +263,13 @@ static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
     w->be->unload(w->be_ctx, kernel);
 }
 
-/* Read or send exactly n bytes; false on end of file or error.  Sends
- * never raise SIGPIPE: a dead peer is an ordinary outcome here. */
-static bool transfer(int fd, void *buf, size_t n, bool sending)
+/* Send exactly n bytes; false when the peer is gone.  Never raises
+ * SIGPIPE: a dead peer is an ordinary outcome here. */
+static bool send_all(int fd, const void *buf, size_t n)
 {
-    char *p = buf;
+    const char *p = buf;
     while (n > 0) {
-        ssize_t k = sending ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -278,13 +278,6 @@ static bool transfer(int fd, void *buf, size_t n, bool sending)
         n -= (size_t)k;
     }
     return true;
-}
-
-static bool read_all(int fd, void *buf, size_t n) { return transfer(fd, buf, n, false); }
-
-static bool send_all(int fd, const void *buf, size_t n)
-{
-    return transfer(fd, (void *)buf, n, true);
 }
 
 /* The child's whole life: set up, compute the reference if nobody has,
@@ -309,9 +302,9 @@ static void child_main(kt_worker *w, int fd)
     char path[4096];
     uint16_t *cfg = malloc((w->spec->nparams + 1) * sizeof *cfg);
     size_t cfg_bytes = w->spec->nparams * sizeof *cfg;
-    while (cfg && read_all(fd, &q, sizeof q) && q.kind == REQ_EVAL &&
-           q.path_len < sizeof path && read_all(fd, path, q.path_len) &&
-           read_all(fd, cfg, cfg_bytes)) {
+    while (cfg && kt_read_all(fd, &q, sizeof q) && q.kind == REQ_EVAL &&
+           q.path_len < sizeof path && kt_read_all(fd, path, q.path_len) &&
+           kt_read_all(fd, cfg, cfg_bytes)) {
         path[q.path_len] = '\0';
         child_eval(&ch, path, cfg, false, &r);
         if (!send_all(fd, &r, sizeof r))
