@@ -224,10 +224,10 @@ static void test_knn_predicts_its_neighbours_choice(void)
     CHECK_STR(info.out_vocab[1].words[out[1]], "4");
     CHECK(kt_predict(m, NULL, "kind=even,N=36", 1, out, NULL, &found, &d) == KT_OK);
     CHECK_STR(info.out_vocab[0].words[out[0]], "2");
-    kt_train_opts o = {.method = "hybrid2", .holdout = 0.2};
+    kt_train_opts o = {.method = "transformer", .holdout = 0.2};
     kt_model *none;
     CHECK(kt_model_train(NULL, &o, &none, &d) == KT_EINVAL);
-    CHECK(strstr(d.msg, "not built yet") != NULL);
+    CHECK(strstr(d.msg, "unknown method") != NULL);
     CHECK(strstr(d.msg, "forest") != NULL);
     kt_model_free(m);
 }

@@ -131,9 +131,14 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
 {
     *out = NULL;
     const kt_method *method = kt_method_find(o->method, 0);
-    if (!method)
-        return kt_fail(diag, KT_EINVAL, "method '%s' is not built yet (available: knn, "
-                       "naive_bayes, tree, forest, svc)", o->method);
+    if (!method) {
+        char names[256] = "";
+        for (size_t i = 0; i < KT_ARRAY_LEN(METHODS); i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     i ? ", " : "", METHODS[i]->name);
+        return kt_fail(diag, KT_EINVAL, "unknown method '%s' (available: %s)", o->method,
+                       names);
+    }
     if (!(o->holdout > 0 && o->holdout < 1))
         return kt_fail(diag, KT_EINVAL, "--holdout must be between 0 and 1");
     kt_model *m = calloc(1, sizeof *m);
@@ -217,7 +222,8 @@ const uint16_t *kt_model_test_target(const kt_model *m, size_t i)
 
 struct kt_query {
     const kt_model *m;
-    double **logp;   /* per position: log-probability of each token */
+    double **logp;   /* per-position methods: log-probability of each token */
+    void *seq;       /* sequence methods: the method's query state */
 };
 
 /* The query's tokens and numbers, matched to the model's fields by name. */
@@ -250,6 +256,8 @@ void kt_query_free(kt_query *q)
     for (size_t p = 0; q->logp && p < q->m->nout; p++)
         free(q->logp[p]);
     free(q->logp);
+    if (q->seq)
+        q->m->method->end(q->seq);
     free(q);
 }
 
@@ -270,7 +278,8 @@ int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
             rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK)
         rc = encode(m, problem_key, x, xn, diag);
-    if (rc == KT_OK && m->method->dist(m, x, xn, q->logp) != KT_OK)
+    if (rc == KT_OK && (m->method->begin ? m->method->begin(m, x, xn, &q->seq)
+                                         : m->method->dist(m, x, xn, q->logp)) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory predicting");
     free(x);
     free(xn);
@@ -285,7 +294,8 @@ int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
 int kt_query_scores(void *query, const uint16_t *prefix, size_t pos, double *logp)
 {
     const kt_query *q = query;
-    (void)prefix; /* per-position classifiers: no dependence on the prefix */
+    if (q->seq)
+        return q->m->method->next(q->seq, prefix, pos, logp);
     memcpy(logp, q->logp[pos], q->m->out_vocab[pos].n * sizeof *logp);
     return KT_OK;
 }

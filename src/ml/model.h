@@ -7,7 +7,8 @@
  * Methods, the classic baselines of the paper's Table II, each predicting
  * every output position from the descriptor (one file each): "knn" (knn.c),
  * "naive_bayes" (naive_bayes.c), "tree" and "forest" (tree.c).  The paper's
- * sequence models are not built yet; asking for one is a clear error.
+ * sequence models are methods whose scores depend on the prefix chosen so
+ * far (kt_query_scores takes it); an unknown method is a clear error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;
  * every read is bounds-checked, so a truncated or corrupt file is an error
@@ -20,8 +21,13 @@
 
 typedef struct kt_model kt_model;
 
+/* Training progress of iterative methods, once per epoch: the loss on the
+ * training part and on the validation part carved out of it. */
+typedef void (*kt_train_progress_fn)(void *user, int epoch, double train_loss,
+                                     double val_loss, double seconds);
+
 typedef struct kt_train_opts {
-    const char *method;   /* "knn", "naive_bayes", "tree", "forest" */
+    const char *method;   /* "knn", "naive_bayes", "tree", "forest", ... */
     const char *where;    /* the dataset's filter, kept for the record */
     double holdout;       /* fraction held out for evaluation */
     const char *group_ignore; /* split by groups of problems equal but for
@@ -29,6 +35,16 @@ typedef struct kt_train_opts {
                                  every problem on its own */
     uint64_t seed;
     int k;                /* knn: neighbours (5) */
+    /* Sequence models (0: the method's default). */
+    int hidden;           /* hidden width of each layer */
+    int epochs;           /* most epochs; early stopping may end sooner */
+    int patience;         /* epochs without validation gain before stopping */
+    int batch;            /* sequences per gradient step */
+    double lr;            /* Adam's learning rate */
+    double dropout;       /* dropout rate during training */
+    double seconds;       /* wall-clock budget of training (0: none) */
+    kt_train_progress_fn progress; /* NULL: silent */
+    void *progress_user;
 } kt_train_opts;
 
 int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,

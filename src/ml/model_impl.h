@@ -49,15 +49,25 @@ uint64_t kt_get_u64(reader *r);
  * NULL (and r->bad) on failure.  The caller frees. */
 void *kt_get_array(reader *r, uint64_t n, size_t size);
 
-/* A prediction method: per-position classifiers over the descriptor. */
+/* A prediction method.  Either per-position classifiers over the
+ * descriptor (dist), or a sequence model whose scores at a position depend
+ * on the prefix chosen so far (begin/next/end); the other set is NULL. */
 struct kt_method {
     const char *name;
     uint32_t kind;             /* stored in the model file */
-    /* Learn from m->train (m->mean/scale are set); o carries the options. */
+    /* Learn from m->train (m->mean/scale are set); o carries the options.
+     * m->test is off limits (it is the evaluation's). */
     int (*fit)(kt_model *m, const kt_train_opts *o);
     /* logp[p][t]: log-probability of token t at position p for one input;
      * token 0 gets -INFINITY. */
     int (*dist)(const kt_model *m, const uint16_t *x, const double *xn, double **logp);
+    /* A per-query state for one input (x, xn); then logp[t] of the tokens at
+     * position pos after prefix[0..pos) (token 0: -INFINITY).  Calls come in
+     * beam-search order: every prefix of length pos was itself extended
+     * from a prefix scored earlier in the same query. */
+    int (*begin)(const kt_model *m, const uint16_t *x, const double *xn, void **qs);
+    int (*next)(void *qs, const uint16_t *prefix, size_t pos, double *logp);
+    void (*end)(void *qs);
     void (*save)(const kt_model *m, FILE *f);
     void (*load)(kt_model *m, reader *r);
     void (*free)(void *state);
