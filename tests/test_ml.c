@@ -10,16 +10,21 @@
 
 /* ------------------------------------------------------------ beam search */
 
-/* Position p scores token t (1..3) as log(w[p][t]); the prefix is ignored. */
+/* Position p scores token t (1..3) as log(w[p][t]), but for the last
+ * position after a first token 2, which scores as W2. */
 static const double W[3][4] = {{0, 0.6, 0.3, 0.1}, {0, 0.5, 0.4, 0.1}, {0, 0.2, 0.2, 0.6}};
+static const double W2[4] = {0, 0.005, 0.99, 0.005};
 
-static int toy_scores(void *user, const uint16_t *prefix, size_t pos, double *logp)
+static int toy_scores(void *user, const uint16_t *prefixes, size_t n, size_t stride,
+                      size_t pos, double *logp)
 {
     (void)user;
-    (void)prefix;
-    logp[0] = -INFINITY;
-    for (int t = 1; t < 4; t++)
-        logp[t] = log(W[pos][t]);
+    for (size_t i = 0; i < n; i++, logp += 4) {
+        const double *w = pos == 2 && prefixes[i * stride] == 2 ? W2 : W[pos];
+        logp[0] = -INFINITY;
+        for (int t = 1; t < 4; t++)
+            logp[t] = log(w[t]);
+    }
     return KT_OK;
 }
 
@@ -47,7 +52,9 @@ static void test_beam_search_ranks_and_constrains(void)
     CHECK_EQ_INT(found, 5);
     for (size_t i = 0; i < found; i++)
         CHECK(out[i * 3] != out[i * 3 + 1]);
-    CHECK(out[0] == 1 && out[1] == 2 && out[2] == 3); /* 0.6 * 0.4 * 0.6 */
+    /* 0.3 * 0.5 * 0.99 beats 0.6 * 0.4 * 0.6: the prefix changed the scores */
+    CHECK(out[0] == 2 && out[1] == 1 && out[2] == 2);
+    CHECK(out[3] == 1 && out[4] == 2 && out[5] == 3);
 }
 
 /* -------------------------------------------------------------- datasets */

@@ -25,20 +25,20 @@ int kt_beam_search(size_t nout, const size_t *vocab_n, const kt_beam_opts *o,
         maxv = vocab_n[i] > maxv ? vocab_n[i] : maxv;
     uint16_t *beams = calloc(k * nout + 1, sizeof *beams);
     uint16_t *next = calloc(k * nout + 1, sizeof *next);
-    double *score = calloc(k, sizeof *score), *lp = malloc(maxv * sizeof *lp);
+    double *score = calloc(k, sizeof *score), *lp = malloc(k * maxv * sizeof *lp);
     cand *c = malloc(k * maxv * sizeof *c);
     uint16_t *probe = malloc((nout + 1) * sizeof *probe);
     int rc = beams && next && score && lp && c && probe ? KT_OK : KT_ENOMEM;
     size_t nb = 1; /* one empty prefix */
     for (size_t pos = 0; rc == KT_OK && pos < nout && nb > 0; pos++) {
-        size_t nc = 0;
+        size_t nc = 0, v = vocab_n[pos];
+        rc = o->scores(o->scores_user, beams, nb, nout, pos, lp);
         for (size_t b = 0; rc == KT_OK && b < nb; b++) {
-            rc = o->scores(o->scores_user, beams + b * nout, pos, lp);
             memcpy(probe, beams + b * nout, pos * sizeof *probe);
-            for (size_t t = 1; rc == KT_OK && t < vocab_n[pos]; t++) {
+            for (size_t t = 1; t < v; t++) {
                 probe[pos] = (uint16_t)t;
-                if (isfinite(lp[t]) && (!o->ok || o->ok(o->ok_user, probe, pos + 1)))
-                    c[nc++] = (cand){score[b] + lp[t], b, (uint16_t)t};
+                if (isfinite(lp[b * v + t]) && (!o->ok || o->ok(o->ok_user, probe, pos + 1)))
+                    c[nc++] = (cand){score[b] + lp[b * v + t], b, (uint16_t)t};
             }
         }
         qsort(c, nc, sizeof *c, by_score);

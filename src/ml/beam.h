@@ -13,10 +13,12 @@
 
 #include "ktune.h"
 
-/* Log-probabilities of the vocab_n[pos] tokens at position pos after
- * prefix[0..pos). */
-typedef int (*kt_beam_scores_fn)(void *user, const uint16_t *prefix, size_t pos,
-                                 double *logp);
+/* Log-probabilities of the vocab_n[pos] tokens at position pos after each
+ * of n prefixes, all scored in one call so that a model can batch them:
+ * prefix i is prefixes[i * stride ..][0..pos), its scores go to
+ * logp[i * vocab_n[pos] ..]. */
+typedef int (*kt_beam_scores_fn)(void *user, const uint16_t *prefixes, size_t n,
+                                 size_t stride, size_t pos, double *logp);
 
 /* Can prefix[0..len) still be completed validly? */
 typedef bool (*kt_beam_ok_fn)(void *user, const uint16_t *prefix, size_t len);

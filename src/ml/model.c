@@ -291,12 +291,14 @@ int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
     return KT_OK;
 }
 
-int kt_query_scores(void *query, const uint16_t *prefix, size_t pos, double *logp)
+int kt_query_scores(void *query, const uint16_t *prefixes, size_t n, size_t stride,
+                    size_t pos, double *logp)
 {
     const kt_query *q = query;
     if (q->seq)
-        return q->m->method->next(q->seq, prefix, pos, logp);
-    memcpy(logp, q->logp[pos], q->m->out_vocab[pos].n * sizeof *logp);
+        return q->m->method->next(q->seq, prefixes, n, stride, pos, logp);
+    size_t v = q->m->out_vocab[pos].n;
+    for (size_t i = 0; i < n; i++) /* per-position: the prefix does not matter */
+        memcpy(logp + i * v, q->logp[pos], v * sizeof *logp);
     return KT_OK;
 }
-

@@ -67,11 +67,12 @@ const char *kt_model_test_problem(const kt_model *m, size_t i);
 const uint16_t *kt_model_test_target(const kt_model *m, size_t i);
 
 /* A query prepared for one problem key (its descriptor); then the scores
- * of each position, given a prefix. */
+ * of a position after each of n prefixes (a kt_beam_scores_fn). */
 typedef struct kt_query kt_query;
 int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
                  kt_diag *diag);
-int kt_query_scores(void *query, const uint16_t *prefix, size_t pos, double *logp);
+int kt_query_scores(void *query, const uint16_t *prefixes, size_t n, size_t stride,
+                    size_t pos, double *logp);
 void kt_query_free(kt_query *q);
 
 #endif /* KT_MODEL_H */

@@ -61,12 +61,14 @@ struct kt_method {
     /* logp[p][t]: log-probability of token t at position p for one input;
      * token 0 gets -INFINITY. */
     int (*dist)(const kt_model *m, const uint16_t *x, const double *xn, double **logp);
-    /* A per-query state for one input (x, xn); then logp[t] of the tokens at
-     * position pos after prefix[0..pos) (token 0: -INFINITY).  Calls come in
-     * beam-search order: every prefix of length pos was itself extended
-     * from a prefix scored earlier in the same query. */
+    /* A per-query state for one input (x, xn); then, for each of n
+     * prefixes (prefix i at prefixes[i * stride], of length pos), logp[i *
+     * V + t] of the V tokens at position pos (token 0: -INFINITY).  Calls
+     * come in beam-search order: each prefix of length pos extends one that
+     * was scored at pos - 1 in the same query. */
     int (*begin)(const kt_model *m, const uint16_t *x, const double *xn, void **qs);
-    int (*next)(void *qs, const uint16_t *prefix, size_t pos, double *logp);
+    int (*next)(void *qs, const uint16_t *prefixes, size_t n, size_t stride, size_t pos,
+                double *logp);
     void (*end)(void *qs);
     void (*save)(const kt_model *m, FILE *f);
     void (*load)(kt_model *m, reader *r);
