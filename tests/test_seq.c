@@ -3,7 +3,7 @@
  * differences for every parameter, training lowers the loss, and the
  * step-by-step inference of the autoregressive decoders gives the same
  * probabilities as the teacher-forced training pass. */
-#include "ml/seq_net.h"
+#include "ml/seq_net_impl.h" /* the scratch holds the training pass's probabilities */
 #include "test.h"
 
 /* Three fields of 3, 4 and 2 tokens in, three positions of 3, 5 and 4
@@ -89,6 +89,55 @@ static void test_attention_gradients(void) { check_arch(SEQ_ATTENTION); }
 static void test_hybrid_gradients(void) { check_arch(SEQ_HYBRID); }
 static void test_hybrid2_gradients(void) { check_arch(SEQ_HYBRID2); }
 
+/* The probabilities a training pass gives each true token (teacher
+ * forcing) are those the step-by-step inference gives after the true prefix,
+ * also when it is batched with another prefix; a prefix no parent left is
+ * refused. */
+static void check_inference(int arch)
+{
+    seq_net n;
+    kt_rng rng;
+    kt_rng_seed(&rng, 3);
+    seq_dims d = tiny_dims(arch);
+    CHECK(seq_net_new(&n, &d, false) == KT_OK);
+    seq_net_init(&n, &rng);
+    seq_ws *w = seq_ws_new(&n, 1);
+    uint16_t x[3], y[3], pre[2 * 3];
+    float xn[3], loss;
+    tiny_batch(&rng, 1, x, xn, y);
+    CHECK(seq_net_loss(&n, w, 1, x, xn, y, false, 0, NULL, &loss) == KT_OK);
+    seq_infer *s;
+    CHECK(seq_infer_new(&n, x, xn, &s) == KT_OK);
+    memcpy(pre, y, sizeof y);
+    pre[3] = (uint16_t)(y[0] % 2 + 1); /* another first token (position 0 has 2) */
+    pre[4] = 1;
+    for (int p = 0; p < 3; p++) {
+        double lp[2 * 5];
+        size_t nb = p == 0 ? 1 : 2; /* both prefixes extend ones scored before */
+        int V = d.out_off[p + 1] - d.out_off[p];
+        CHECK(seq_infer_step(s, pre, nb, 3, (size_t)p, lp) == KT_OK);
+        CHECK(isinf(lp[0]) && lp[0] < 0 && (nb == 1 || (isinf(lp[V]) && lp[V] < 0)));
+        CHECK_NEAR(lp[y[p]], log(w->probs[d.out_off[p] + y[p]]), 1e-4);
+        if (p > 0 && seq_net_autoregressive(&n)) /* the prefix changes the scores */
+            CHECK(fabs(lp[1] - lp[V + 1]) > 1e-6);
+    }
+    seq_infer_free(s);
+    if (seq_net_autoregressive(&n)) {
+        CHECK(seq_infer_new(&n, x, xn, &s) == KT_OK);
+        double lp[5];
+        CHECK(seq_infer_step(s, pre, 1, 3, 1, lp) == KT_EINVAL); /* position 0 skipped */
+        seq_infer_free(s);
+    }
+    seq_ws_free(w);
+    seq_net_free(&n);
+}
+
+static void test_inference_matches_training_pass(void)
+{
+    for (int arch = SEQ_ENCDEC; arch <= SEQ_HYBRID2; arch++)
+        check_inference(arch);
+}
+
 static void test_bad_dimensions_are_refused(void)
 {
     seq_net n;
@@ -105,6 +154,6 @@ static void test_bad_dimensions_are_refused(void)
 static const kt_test TESTS[] = {
     KT_T(test_encdec_gradients),   KT_T(test_attention_gradients),
     KT_T(test_hybrid_gradients),   KT_T(test_hybrid2_gradients),
-    KT_T(test_bad_dimensions_are_refused),
+    KT_T(test_inference_matches_training_pass), KT_T(test_bad_dimensions_are_refused),
 };
 KT_TEST_MAIN(TESTS)

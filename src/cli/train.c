@@ -7,7 +7,8 @@
 
 static const char USAGE[] =
     "usage: ktune train --db FILE --kernel NAME [--where F=V,...] [--model METHOD]\n"
-    "                   [--holdout FRACTION] [--seed N] [--k N] --out MODEL\n\n"
+    "                   [--holdout FRACTION] [--seed N] [--k N] [sequence options]\n"
+    "                   --out MODEL\n\n"
     "Learn to predict a kernel's best tuning parameters from its problem\n"
     "descriptor, on a random split of the stored results; the held-out part's\n"
     "identity is kept in MODEL for `ktune evaluate`.\n\n"
@@ -16,15 +17,47 @@ static const char USAGE[] =
     "  --where F=V,...     only problems with these field values, e.g.\n"
     "                      data_type=FP32 (the paper's \"Full\"), FP16 (\"Half\")\n"
     "  --model METHOD      knn (k nearest neighbours; default), naive_bayes\n"
-    "                      (Gaussian), tree (CART), forest (30 random trees)\n"
+    "                      (Gaussian), tree (CART), forest (30 random trees),\n"
+    "                      svc (libsvm); the paper's sequence models encdec,\n"
+    "                      attention, hybrid, hybrid2\n"
     "  --holdout F         fraction held out for evaluation (default 0.2)\n"
     "  --seed N            seed of the split (default 1)\n"
     "  --split-ignore F,.. hold out whole groups of problems that differ only\n"
     "                      in these fields (e.g. batchsize,direction), so no\n"
     "                      near-twin of a test problem is trained on\n"
     "  --k N               knn: neighbours that vote (default 5)\n"
+    "Sequence models (progress per epoch on stderr; 0 or absent: default):\n"
+    "  --hidden N          hidden width (128)\n"
+    "  --epochs N          most epochs (60); early stopping after\n"
+    "  --patience N        epochs without validation gain (6)\n"
+    "  --batch N           sequences per step (32)\n"
+    "  --lr X              Adam's learning rate (0.002)\n"
+    "  --dropout X         dropout on the decoder's outputs (0.2)\n"
+    "  --seconds X         stop after the epoch that passes X seconds\n"
+    "  --quiet             no progress\n"
     "  --out MODEL         the model file to write\n"
     "  --help              this text\n";
+
+/* One line per epoch on stderr. */
+static void progress(void *user, int epoch, double train_loss, double val_loss,
+                     double seconds)
+{
+    (void)user;
+    fprintf(stderr, "epoch %3d  train loss %.4f  validation loss %.4f  %.1f s\n", epoch,
+            train_loss, val_loss, seconds);
+}
+
+/* An integer option within [lo, hi]. */
+static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
+{
+    uint64_t u;
+    int rc = cli_parse_u64("train", opt, arg, &u);
+    if (rc == CLI_OK && (u < (uint64_t)lo || u > (uint64_t)hi))
+        return cli_usage_error("train", "%s must be between %d and %d", opt, lo, hi);
+    if (rc == CLI_OK)
+        *out = (int)u;
+    return rc;
+}
 
 int cli_train(int argc, char **argv)
 {
@@ -34,9 +67,14 @@ int cli_train(int argc, char **argv)
         {"holdout", required_argument, 0, 'H'}, {"seed", required_argument, 0, 's'},
         {"k", required_argument, 0, 'k'},       {"out", required_argument, 0, 'o'},
         {"split-ignore", required_argument, 0, 'g'},
+        {"hidden", required_argument, 0, 'N'},  {"epochs", required_argument, 0, 'E'},
+        {"patience", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
+        {"lr", required_argument, 0, 'L'},      {"dropout", required_argument, 0, 'D'},
+        {"seconds", required_argument, 0, 'S'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *db_path = "ktune.db", *kernel = NULL, *out = NULL;
-    kt_train_opts o = {.method = "knn", .holdout = 0.2, .seed = 1, .k = 5};
+    kt_train_opts o = {.method = "knn", .holdout = 0.2, .seed = 1, .k = 5,
+                       .progress = progress};
     uint64_t u;
     int c, rc = CLI_OK;
     optind = 1;
@@ -52,6 +90,14 @@ int cli_train(int argc, char **argv)
             rc = cli_parse_u64("train", "--k", optarg, &u);
             o.k = u > 0 && u < 1000 ? (int)u : 5;
             break;
+        case 'N': rc = parse_int("--hidden", optarg, 2, 2048, &o.hidden); break;
+        case 'E': rc = parse_int("--epochs", optarg, 1, 100000, &o.epochs); break;
+        case 'P': rc = parse_int("--patience", optarg, 1, 100000, &o.patience); break;
+        case 'B': rc = parse_int("--batch", optarg, 1, 4096, &o.batch); break;
+        case 'L': rc = cli_parse_double("train", "--lr", optarg, &o.lr); break;
+        case 'D': rc = cli_parse_double("train", "--dropout", optarg, &o.dropout); break;
+        case 'S': rc = cli_parse_double("train", "--seconds", optarg, &o.seconds); break;
+        case 'q': o.progress = NULL; break;
         case 'o': out = optarg; break;
         case 'g': o.group_ignore = optarg; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;

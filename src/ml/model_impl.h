@@ -83,6 +83,10 @@ extern const kt_method kt_method_naive_bayes;
 extern const kt_method kt_method_tree;
 extern const kt_method kt_method_forest;
 extern const kt_method kt_method_svc;
+extern const kt_method kt_method_encdec;
+extern const kt_method kt_method_attention;
+extern const kt_method kt_method_hybrid;
+extern const kt_method kt_method_hybrid2;
 
 /* Input f of a sample as a standardised log-scale number, or NAN when the
  * field is not numeric (or constant in training). */

@@ -435,13 +435,13 @@ void seq_log_softmax(const seq_net *n, const float *logits, int p, double *logp)
 {
     int lo = n->d.out_off[p], V = n->d.out_off[p + 1] - lo;
     double mx = -INFINITY, sum = 0;
-    for (int t = 1; t < V; t++)
+    for (int t = 0; t < V; t++) /* normalised as in training, token 0 too */
         mx = logits[lo + t] > mx ? logits[lo + t] : mx;
-    for (int t = 1; t < V; t++)
+    for (int t = 0; t < V; t++)
         sum += exp(logits[lo + t] - mx);
-    logp[0] = -INFINITY;
     for (int t = 1; t < V; t++)
         logp[t] = logits[lo + t] - mx - log(sum);
+    logp[0] = -INFINITY;
 }
 
 /* Dropout, the output layer and each position's cross-entropy. */

@@ -73,12 +73,16 @@ void seq_ws_free(seq_ws *w);
 int seq_net_loss(seq_net *n, seq_ws *w, int B, const uint16_t *x, const float *xn,
                  const uint16_t *y, bool training, float p, kt_rng *rng, float *loss);
 
-/* Inference for one descriptor: state prepared by seq_net_encode, then
- * the log-probabilities of position pos's tokens (out_off slice, V floats
- * per row) after each of nb prefixes (prefix i at prefixes[i * stride]). */
+/* Inference for one descriptor (x, xn: Tin ids and numbers): the encoder
+ * runs once in seq_infer_new; then seq_infer_step writes the
+ * log-probabilities of position pos's V tokens (token 0: -INFINITY) after
+ * each of nb prefixes (prefix i at prefixes[i * stride], V doubles a row),
+ * running one batched decoder step from the states its parents left.
+ * Positions come in order 0, 1, 2, ... and each prefix must extend one
+ * scored at the position before (the beam search's order); otherwise
+ * KT_EINVAL. */
 typedef struct seq_infer seq_infer;
-int seq_infer_new(const seq_net *n, int width, const uint16_t *x, const float *xn,
-                  seq_infer **out);
+int seq_infer_new(const seq_net *n, const uint16_t *x, const float *xn, seq_infer **out);
 int seq_infer_step(seq_infer *s, const uint16_t *prefixes, size_t nb, size_t stride,
                    size_t pos, double *logp);
 void seq_infer_free(seq_infer *s);

@@ -39,7 +39,8 @@ int seq_embed_inputs(const seq_net *n, seq_ws *w, int B, const uint16_t *x,
 /* The hybrids' whole forward pass, emb_in -> dec_h (B,Tout,H). */
 void seq_hybrid_forward(const seq_net *n, seq_ws *w, int B);
 /* Log-softmax of position p's slice of a row of Vo logits into logp (V),
- * token 0 (unknown) excluded. */
+ * normalised over the slice as in training; token 0 (unknown) gets
+ * -INFINITY. */
 void seq_log_softmax(const seq_net *n, const float *logits, int p, double *logp);
 
 #endif /* KT_SEQ_NET_IMPL_H */
