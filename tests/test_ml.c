@@ -196,7 +196,9 @@ static kt_model *toy_model_of(const char *method)
 
 static kt_model *toy_model(void) { return toy_model_of("knn"); }
 
-static const char *const METHODS[] = {"knn", "naive_bayes", "tree", "forest", "svc"};
+static const char *const METHODS[] = {"knn",    "naive_bayes", "tree",   "forest",
+                                      "svc",    "encdec",      "attention", "hybrid",
+                                      "hybrid2"};
 #define NMETHODS (sizeof METHODS / sizeof *METHODS)
 
 static void test_every_method_learns_the_toy_rule(void)
@@ -266,6 +268,34 @@ static void test_model_file_round_trip(void)
 {
     for (size_t k = 0; k < NMETHODS; k++)
         round_trip(METHODS[k]);
+}
+
+/* The same seed gives the same model file, byte for byte; another seed
+ * another one. */
+static void test_training_is_deterministic_for_a_seed(void)
+{
+    const char *names[3] = {"a.ktm", "b.ktm", "c.ktm"};
+    char *bytes[3];
+    size_t len[3];
+    kt_diag d = {{0}};
+    for (int i = 0; i < 3; i++) {
+        kt_db *db = toy_db();
+        kt_dataset *ds;
+        kt_model *m;
+        CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
+        kt_train_opts o = {.method = "attention", .holdout = 0.25, .seed = i < 2 ? 3 : 4,
+                           .epochs = 5};
+        CHECK(kt_model_train(ds, &o, &m, &d) == KT_OK);
+        CHECK(kt_model_save(m, path_of(names[i]), &d) == KT_OK);
+        CHECK(kt_read_file(path_of(names[i]), &bytes[i], &len[i], &d) == KT_OK);
+        kt_model_free(m);
+        kt_dataset_free(ds);
+        kt_db_close(db);
+    }
+    CHECK(len[0] == len[1] && memcmp(bytes[0], bytes[1], len[0]) == 0);
+    CHECK(len[0] != len[2] || memcmp(bytes[0], bytes[2], len[0]) != 0);
+    for (int i = 0; i < 3; i++)
+        free(bytes[i]);
 }
 
 static void corrupt(const char *method)
@@ -354,7 +384,7 @@ static const kt_test TESTS[] = {
     KT_T(test_group_split_keeps_twins_together),
     KT_T(test_knn_predicts_its_neighbours_choice),
     KT_T(test_every_method_learns_the_toy_rule),
-    KT_T(test_model_file_round_trip),
+    KT_T(test_model_file_round_trip), KT_T(test_training_is_deterministic_for_a_seed),
     KT_T(test_corrupt_model_files_are_refused),
     KT_T(test_constrained_prediction_is_valid),
 };
