@@ -17,7 +17,11 @@
 #include <string.h>
 #include <time.h>
 
+/* The network reads only the descriptor fields that vary in training (a
+ * constant field tells it nothing, and each costs an encoder step). */
 typedef struct seq_model {
+    int nf;                       /* fields read */
+    int field[SEQ_MAX_LEN];       /* their indices among the model's inputs */
     seq_net net;
 } seq_model;
 
@@ -28,26 +32,46 @@ enum { DEF_E = 32, DEF_H = 128, DEF_F = 32, DEF_EPOCHS = 60, DEF_PATIENCE = 6,
 #define DEF_DROPOUT 0.2
 #define CLIP_NORM 5.0f
 
-static int dims_of(const kt_model *m, int arch, const kt_train_opts *o, seq_dims *d)
+/* The fields that vary among the training samples (at least one). */
+static void pick_fields(const kt_model *m, seq_model *s)
 {
-    if (m->nin > SEQ_MAX_LEN || m->nout > SEQ_MAX_LEN)
+    s->nf = 0;
+    for (size_t f = 0; f < m->nin && s->nf < SEQ_MAX_LEN; f++)
+        for (size_t i = 1; i < m->train.n; i++)
+            if (m->train.x[i * m->nin + f] != m->train.x[f]) {
+                s->field[s->nf++] = (int)f;
+                break;
+            }
+    if (s->nf == 0)
+        s->field[s->nf++] = 0;
+}
+
+static int dims_of(const kt_model *m, const seq_model *s, int arch, const kt_train_opts *o,
+                   seq_dims *d)
+{
+    if (m->nout > SEQ_MAX_LEN)
         return KT_EINVAL;
-    *d = (seq_dims){.arch = arch, .Tin = (int)m->nin, .Tout = (int)m->nout,
+    *d = (seq_dims){.arch = arch, .Tin = s->nf, .Tout = (int)m->nout,
                     .E = DEF_E, .H = o->hidden > 0 ? o->hidden : DEF_H, .F = DEF_F};
     d->H += d->H % 2;
-    for (size_t f = 0; f < m->nin; f++)
-        d->in_off[f + 1] = d->in_off[f] + (int)m->in_vocab[f].n;
+    for (int f = 0; f < s->nf; f++) {
+        if (s->field[f] < 0 || (size_t)s->field[f] >= m->nin)
+            return KT_EINVAL;
+        d->in_off[f + 1] = d->in_off[f] + (int)m->in_vocab[s->field[f]].n;
+    }
     for (size_t p = 0; p < m->nout; p++)
         d->out_off[p + 1] = d->out_off[p] + (int)m->out_vocab[p].n;
     return KT_OK;
 }
 
-/* The standardised numbers of nin inputs as floats (0 where none). */
-static void features(const kt_model *m, const double *xn, float *out)
+/* The tokens and standardised numbers (0 where none) of the fields read. */
+static void inputs(const kt_model *m, const seq_model *s, const uint16_t *x,
+                   const double *xn, uint16_t *tok, float *num)
 {
-    for (size_t f = 0; f < m->nin; f++) {
-        double v = kt_model_feature(m, xn, f);
-        out[f] = isnan(v) ? 0.0f : (float)v;
+    for (int f = 0; f < s->nf; f++) {
+        double v = kt_model_feature(m, xn, (size_t)s->field[f]);
+        tok[f] = x[s->field[f]];
+        num[f] = isnan(v) ? 0.0f : (float)v;
     }
 }
 
@@ -59,17 +83,20 @@ typedef struct trainer {
     seq_ws *w;
     kt_rng rng;
     size_t *order, ntrain, nval;      /* shuffled sample indices: train, then val */
-    float *xn;                        /* all training samples' features */
+    uint16_t *x;                      /* all training samples' inputs (nf each) */
+    float *xn;
     uint16_t *bx, *by;                /* a batch's inputs and targets */
     float *bxn;
     float *m1, *v1, *best;            /* Adam's moments; the best epoch's params */
     int B;
+    size_t nf;
 } trainer;
 
 static void trainer_free(trainer *t)
 {
     seq_ws_free(t->w);
     free(t->order);
+    free(t->x);
     free(t->xn);
     free(t->bx);
     free(t->by);
@@ -88,13 +115,15 @@ static void shuffle(size_t *a, size_t n, kt_rng *rng)
     }
 }
 
-static int trainer_new(trainer *t, const kt_model *m, seq_net *net, int B, uint64_t seed)
+static int trainer_new(trainer *t, const kt_model *m, seq_model *s, int B, uint64_t seed)
 {
-    size_t n = m->train.n, nin = m->nin, nout = m->nout, np = net->np;
-    *t = (trainer){.m = m, .net = net, .B = B};
+    seq_net *net = &s->net;
+    size_t n = m->train.n, nin = (size_t)s->nf, nout = m->nout, np = net->np;
+    *t = (trainer){.m = m, .net = net, .B = B, .nf = nin};
     kt_rng_seed(&t->rng, seed ^ 0x5e92e9ULL);
     t->w = seq_ws_new(net, B);
     t->order = malloc(n * sizeof *t->order);
+    t->x = malloc(n * nin * sizeof *t->x);
     t->xn = malloc(n * nin * sizeof *t->xn);
     t->bx = malloc((size_t)B * nin * sizeof *t->bx);
     t->by = malloc((size_t)B * nout * sizeof *t->by);
@@ -102,12 +131,13 @@ static int trainer_new(trainer *t, const kt_model *m, seq_net *net, int B, uint6
     t->m1 = calloc(np, sizeof *t->m1);
     t->v1 = calloc(np, sizeof *t->v1);
     t->best = malloc(np * sizeof *t->best);
-    if (!t->w || !t->order || !t->xn || !t->bx || !t->by || !t->bxn || !t->m1 || !t->v1 ||
+    if (!t->w || !t->order || !t->x || !t->xn || !t->bx || !t->by || !t->bxn || !t->m1 || !t->v1 ||
         !t->best)
         return KT_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         t->order[i] = i;
-        features(m, m->train.xnum + i * nin, t->xn + i * nin);
+        inputs(m, s, m->train.x + i * m->nin, m->train.xnum + i * m->nin, t->x + i * nin,
+               t->xn + i * nin);
     }
     shuffle(t->order, n, &t->rng);
     t->nval = n >= 10 ? n / 10 : 0; /* too few to spare: no early stopping */
@@ -118,10 +148,10 @@ static int trainer_new(trainer *t, const kt_model *m, seq_net *net, int B, uint6
 /* The samples order[from .. from + B) as a batch. */
 static void fill_batch(trainer *t, const size_t *idx, int B)
 {
-    size_t nin = t->m->nin, nout = t->m->nout;
+    size_t nin = t->nf, nout = t->m->nout;
     for (int b = 0; b < B; b++) {
         size_t i = idx[b];
-        memcpy(t->bx + b * nin, t->m->train.x + i * nin, nin * sizeof *t->bx);
+        memcpy(t->bx + b * nin, t->x + i * nin, nin * sizeof *t->bx);
         memcpy(t->bxn + b * nin, t->xn + i * nin, nin * sizeof *t->bxn);
         memcpy(t->by + b * nout, t->m->train.y + i * nout, nout * sizeof *t->by);
     }
@@ -201,14 +231,16 @@ static int fit(kt_model *m, const kt_train_opts *o, int arch)
     seq_dims d;
     trainer t = {0};
     kt_rng init;
-    int rc = s ? dims_of(m, arch, o, &d) : KT_ENOMEM;
+    if (s)
+        pick_fields(m, s);
+    int rc = s ? dims_of(m, s, arch, o, &d) : KT_ENOMEM;
     if (rc == KT_OK)
         rc = seq_net_new(&s->net, &d, true);
     if (rc == KT_OK) {
         m->state = s;
         kt_rng_seed(&init, o->seed);
         seq_net_init(&s->net, &init);
-        rc = trainer_new(&t, m, &s->net, o->batch > 0 ? o->batch : DEF_BATCH, o->seed);
+        rc = trainer_new(&t, m, s, o->batch > 0 ? o->batch : DEF_BATCH, o->seed);
     }
     if (rc == KT_OK)
         rc = train_loop(&t, o);
@@ -232,13 +264,10 @@ static int fit_hybrid2(kt_model *m, const kt_train_opts *o) { return fit(m, o, S
 static int begin(const kt_model *m, const uint16_t *x, const double *xn, void **qs)
 {
     const seq_model *s = m->state;
-    float *f = malloc((m->nin + 1) * sizeof *f);
-    if (!f)
-        return KT_ENOMEM;
-    features(m, xn, f);
-    int rc = seq_infer_new(&s->net, x, f, (seq_infer **)qs);
-    free(f);
-    return rc;
+    uint16_t tok[SEQ_MAX_LEN];
+    float num[SEQ_MAX_LEN];
+    inputs(m, s, x, xn, tok, num);
+    return seq_infer_new(&s->net, tok, num, (seq_infer **)qs);
 }
 
 static int next(void *qs, const uint16_t *prefixes, size_t n, size_t stride, size_t pos,
@@ -251,12 +280,14 @@ static void end(void *qs) { seq_infer_free(qs); }
 
 /* -------------------------------------------------------------- the file */
 
-/* The dimensions, then the parameters. */
+/* The fields read, the dimensions, then the parameters. */
 static void save(const kt_model *m, FILE *f)
 {
     const seq_model *s = m->state;
     const seq_dims *d = &s->net.d;
     int32_t dims[6] = {d->arch, d->Tin, d->Tout, d->E, d->H, d->F};
+    kt_put_u32(f, (uint32_t)s->nf);
+    kt_put(f, s->field, (size_t)s->nf * sizeof *s->field);
     kt_put(f, dims, sizeof dims);
     kt_put_u64(f, s->net.np);
     kt_put(f, s->net.params, s->net.np * sizeof *s->net.params);
@@ -268,8 +299,11 @@ static void load(kt_model *m, reader *r)
     seq_model *s = calloc(1, sizeof *s);
     seq_dims d = {0};
     kt_train_opts o = {.hidden = 2};
-    if (!s || !kt_get(r, dims, sizeof dims) ||
-        dims_of(m, dims[0], &o, &d) != KT_OK || dims[1] != d.Tin || dims[2] != d.Tout) {
+    if (s && ((s->nf = (int)kt_get_u32(r)) < 1 || s->nf > SEQ_MAX_LEN))
+        r->bad = true;
+    if (!s || r->bad || !kt_get(r, s->field, (size_t)s->nf * sizeof *s->field) ||
+        !kt_get(r, dims, sizeof dims) || dims_of(m, s, dims[0], &o, &d) != KT_OK ||
+        dims[1] != d.Tin || dims[2] != d.Tout) {
         free(s);
         r->bad = true;
         return;

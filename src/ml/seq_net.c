@@ -39,7 +39,7 @@ static void set_dims(seq_net *n)
     n->eout = (kt_nn_embed){.V = Vo + 1, .D = E}; /* the last id is BOS */
     n->enc = (kt_nn_lstm){.I = E, .H = H};
     n->benc = (kt_nn_bilstm){.I = E, .H = H / 2};
-    n->attn = (kt_nn_attn){.E = H, .H = H, .A = H};
+    n->attn = (kt_nn_attn){.E = H, .H = H, .A = H / 4 > 0 ? H / 4 : 1}; /* scores: small */
     n->dec = (kt_nn_lstm){.I = d->arch == SEQ_ATTENTION ? H + E : E, .H = H};
     n->conv1 = (kt_nn_conv1d){.Ci = E, .Co = d->F, .K = 3, .relu = true};
     n->conv2 = (kt_nn_conv1d){.Ci = d->F, .Co = d->F, .K = 3, .relu = true};

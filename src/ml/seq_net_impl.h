@@ -18,7 +18,7 @@ struct seq_ws {
     float *enc_h, *denc_h;                   /* (B,Tin,H) */
     float *hT, *cT, *dhT, *dcT;              /* (B,H) */
     float *cache_a, *cache_b;                /* encoder / decoder caches */
-    float *keys, *dkeys;                     /* (B,Tin,H) attention keys */
+    float *keys, *dkeys;                     /* (B,Tin,A) attention keys, A <= H */
     float *ctx, *s, *c;                      /* (Tout,B,H) attention steps */
     float *gates;                            /* (Tout,B,4H) */
     float *alpha, *acache;                   /* (Tout,B,Tin), per-step caches */
