@@ -4,11 +4,13 @@
  * A model keeps its vocabularies, its training samples' tokens, and the
  * identity of the held-out samples (their descriptors and true
  * configurations), so `ktune evaluate` needs nothing but the model file.
- * Methods, the classic baselines of the paper's Table II, each predicting
+ * Methods: the classic baselines of the paper's Table II, each predicting
  * every output position from the descriptor (one file each): "knn" (knn.c),
- * "naive_bayes" (naive_bayes.c), "tree" and "forest" (tree.c).  The paper's
- * sequence models are methods whose scores depend on the prefix chosen so
- * far (kt_query_scores takes it); an unknown method is a clear error.
+ * "naive_bayes" (naive_bayes.c), "tree" and "forest" (tree.c), "svc"
+ * (svc.c); the paper's sequence models "encdec", "attention", "hybrid" and
+ * "hybrid2" (seq2seq.c), whose decoders' scores may depend on the prefix
+ * chosen so far (kt_query_scores takes it).  An unknown method is a clear
+ * error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;
  * every read is bounds-checked, so a truncated or corrupt file is an error
@@ -27,7 +29,7 @@ typedef void (*kt_train_progress_fn)(void *user, int epoch, double train_loss,
                                      double val_loss, double seconds);
 
 typedef struct kt_train_opts {
-    const char *method;   /* "knn", "naive_bayes", "tree", "forest", ... */
+    const char *method;   /* a method named above */
     const char *where;    /* the dataset's filter, kept for the record */
     double holdout;       /* fraction held out for evaluation */
     const char *group_ignore; /* split by groups of problems equal but for

@@ -50,6 +50,25 @@ head -n 1 "$TMP/p.out" | grep -q "^p0=1,p1=4 " || fail "predict: $(cat "$TMP/p.o
 grep -q "^p0=1" "$TMP/q.out" && fail "an invalid configuration was predicted: $(cat "$TMP/q.out")"
 pass "constrained evaluate and predict"
 
+# The sequence models: progress per epoch on stderr, the rule learnt, a
+# constrained prediction, bad options refused.
+for model in encdec hybrid2; do
+    "$KTUNE" train --db "$TMP/r.db" --kernel ToySolver --where data_type=FP32 --model $model \
+        --holdout 0.25 --seed 2 --epochs 40 --patience 40 --hidden 16 --out "$TMP/s.ktm" \
+        >/dev/null 2>"$TMP/s.err" || fail "train $model: $(cat "$TMP/s.err")"
+    grep -q "^epoch  40  train loss" "$TMP/s.err" || fail "$model progress: $(cat "$TMP/s.err")"
+    "$KTUNE" evaluate --model "$TMP/s.ktm" --spec "$TMP/toy.json" --beam 1,2 --json >"$TMP/e.json"
+    grep -Eq '"1": (9[0-9]|100)' "$TMP/e.json" || fail "$model misses an easy rule: $(cat "$TMP/e.json")"
+    "$KTUNE" predict --model "$TMP/s.ktm" --spec "$TMP/toy.json" --top 2 \
+        --problem in_channels=120,in_h=9,out_channels=64 >"$TMP/q.out"
+    head -n 1 "$TMP/q.out" | grep -q "^p0=2,p1=4 " || fail "$model predict: $(cat "$TMP/q.out")"
+done
+expect_fail 2 "hidden must be between 2 and 2048" "$KTUNE" train --db "$TMP/r.db" \
+    --kernel ToySolver --model encdec --hidden 0 --out "$TMP/x.ktm"
+expect_fail 2 "batch" "$KTUNE" train --db "$TMP/r.db" --kernel ToySolver --model encdec \
+    --batch x --out "$TMP/x.ktm"
+pass "sequence models"
+
 head -c 100 "$TMP/m.ktm" >"$TMP/cut.ktm"
 expect_fail 1 "cut.ktm: not a ktune model file" "$KTUNE" evaluate --model "$TMP/cut.ktm" \
     --unconstrained
