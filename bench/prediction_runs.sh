@@ -6,6 +6,7 @@
 #
 #   bench/prediction_runs.sh [PERFDB] ["SEEDS"] ["METHODS"] [KERNELS...]
 #
+# A method named NAME+paper is NAME trained with --paper-decoder.
 # Columns: kernel precision method seed train_samples test_samples
 #   train_seconds, then with the constrained beam: avg_accuracy perfect@1
 #   @10 @30 @50 @100 ms_per_query(k=100), then unconstrained: avg_accuracy
@@ -32,9 +33,11 @@ for kernel in $KERNELS; do
     for prec in FP32 FP16; do
         for method in $METHODS; do
             for seed in $SEEDS; do
+                model=${method%+paper} extra=
+                [ "$model" = "$method" ] || extra=--paper-decoder
                 t0=$(now)
                 "$KTUNE" train --db "$DB" --kernel "$kernel" --where "data_type=$prec" \
-                    --model "$method" --holdout 0.2 --seed "$seed" --quiet \
+                    --model "$model" $extra --holdout 0.2 --seed "$seed" --quiet \
                     --out "$WORK/m" >"$WORK/t"
                 t1=$(now)
                 sizes=$(sed -n 's/.* on \([0-9]*\) samples.*(\([0-9]*\) held out).*/\1\t\2/p' "$WORK/t")

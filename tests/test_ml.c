@@ -187,7 +187,7 @@ static kt_model *toy_model_of(const char *method)
     kt_model *m;
     kt_diag d = {{0}};
     CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
-    kt_train_opts o = {.method = method, .holdout = 0.25, .seed = 3, .k = 3};
+    kt_train_opts o = {.method = method, .holdout = 0.25, .seed = 3, .k = 3, .hidden = 16};
     CHECK(kt_model_train(ds, &o, &m, &d) == KT_OK);
     kt_dataset_free(ds);
     kt_db_close(db);

@@ -10,7 +10,7 @@
  * tokens out (token 0 of each is "unknown"). */
 static seq_dims tiny_dims(int arch)
 {
-    seq_dims d = {.arch = arch, .Tin = 3, .Tout = 3, .E = 4, .H = 6, .F = 3};
+    seq_dims d = {.arch = arch, .Tin = 3, .Tout = 3, .E = 4, .H = 6, .F = 3, .feedback = 1};
     int vin[3] = {3, 4, 2}, vout[3] = {3, 5, 4};
     for (int i = 0; i < 3; i++) {
         d.in_off[i + 1] = d.in_off[i] + vin[i];
@@ -45,12 +45,13 @@ static double loss_of(grad_ctx *c, bool training)
     return loss;
 }
 
-static void check_arch(int arch)
+static void check_arch(int arch, int feedback)
 {
     grad_ctx c;
     kt_rng rng;
     kt_rng_seed(&rng, 7 + (uint64_t)arch);
     seq_dims d = tiny_dims(arch);
+    d.feedback = feedback;
     CHECK(seq_net_new(&c.n, &d, true) == KT_OK);
     seq_net_init(&c.n, &rng);
     CHECK((c.w = seq_ws_new(&c.n, 4)) != NULL);
@@ -84,21 +85,30 @@ static void check_arch(int arch)
     seq_net_free(&c.n);
 }
 
-static void test_encdec_gradients(void) { check_arch(SEQ_ENCDEC); }
-static void test_attention_gradients(void) { check_arch(SEQ_ATTENTION); }
-static void test_hybrid_gradients(void) { check_arch(SEQ_HYBRID); }
-static void test_hybrid2_gradients(void) { check_arch(SEQ_HYBRID2); }
+static void test_encdec_gradients(void) { check_arch(SEQ_ENCDEC, 0); }
+static void test_attention_gradients(void) { check_arch(SEQ_ATTENTION, 0); }
+static void test_hybrid_gradients(void)
+{
+    check_arch(SEQ_HYBRID, 0);
+    check_arch(SEQ_HYBRID, 1);
+}
+static void test_hybrid2_gradients(void)
+{
+    check_arch(SEQ_HYBRID2, 0);
+    check_arch(SEQ_HYBRID2, 1);
+}
 
 /* The probabilities a training pass gives each true token (teacher
  * forcing) are those the step-by-step inference gives after the true prefix,
  * also when it is batched with another prefix; a prefix no parent left is
  * refused. */
-static void check_inference(int arch)
+static void check_inference(int arch, int feedback)
 {
     seq_net n;
     kt_rng rng;
     kt_rng_seed(&rng, 3);
     seq_dims d = tiny_dims(arch);
+    d.feedback = feedback;
     CHECK(seq_net_new(&n, &d, false) == KT_OK);
     seq_net_init(&n, &rng);
     seq_ws *w = seq_ws_new(&n, 1);
@@ -134,8 +144,10 @@ static void check_inference(int arch)
 
 static void test_inference_matches_training_pass(void)
 {
-    for (int arch = SEQ_ENCDEC; arch <= SEQ_HYBRID2; arch++)
-        check_inference(arch);
+    for (int arch = SEQ_ENCDEC; arch <= SEQ_HYBRID2; arch++) {
+        check_inference(arch, 0);
+        check_inference(arch, 1);
+    }
 }
 
 static void test_bad_dimensions_are_refused(void)

@@ -34,6 +34,8 @@ static const char USAGE[] =
     "  --lr X              Adam's learning rate (0.002)\n"
     "  --dropout X         dropout on the decoder's outputs (0.2)\n"
     "  --seconds X         stop after the epoch that passes X seconds\n"
+    "  --paper-decoder     hybrids as in the paper: the decoder does not read\n"
+    "                      the tokens chosen before (default: it does)\n"
     "  --quiet             no progress\n"
     "  --out MODEL         the model file to write\n"
     "  --help              this text\n";
@@ -71,6 +73,7 @@ int cli_train(int argc, char **argv)
         {"patience", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
         {"lr", required_argument, 0, 'L'},      {"dropout", required_argument, 0, 'D'},
         {"seconds", required_argument, 0, 'S'}, {"quiet", no_argument, 0, 'q'},
+        {"paper-decoder", no_argument, 0, 'p'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *db_path = "ktune.db", *kernel = NULL, *out = NULL;
     kt_train_opts o = {.method = "knn", .holdout = 0.2, .seed = 1, .k = 5,
@@ -98,6 +101,7 @@ int cli_train(int argc, char **argv)
         case 'D': rc = cli_parse_double("train", "--dropout", optarg, &o.dropout); break;
         case 'S': rc = cli_parse_double("train", "--seconds", optarg, &o.seconds); break;
         case 'q': o.progress = NULL; break;
+        case 'p': o.paper_decoder = true; break;
         case 'o': out = optarg; break;
         case 'g': o.group_ignore = optarg; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;

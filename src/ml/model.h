@@ -45,6 +45,8 @@ typedef struct kt_train_opts {
     double lr;            /* Adam's learning rate */
     double dropout;       /* dropout rate during training */
     double seconds;       /* wall-clock budget of training (0: none) */
+    bool paper_decoder;   /* hybrids exactly as the paper: the decoder does not
+                             read the tokens chosen before (see seq_net.h) */
     kt_train_progress_fn progress; /* NULL: silent */
     void *progress_user;
 } kt_train_opts;

@@ -17,6 +17,8 @@ struct seq_infer {
     seq_ws *w;          /* a batch of one: the encoder's pass */
     long pos;           /* the last position scored (-1: none) */
     level prev;         /* its states */
+    float *root_h, *root_c; /* the decoder's first state */
+    float *zero;        /* a zero state (hybrids' decoders start from it) */
 };
 
 static void level_free(level *l)
@@ -33,6 +35,7 @@ void seq_infer_free(seq_infer *s)
         return;
     seq_ws_free(s->w);
     level_free(&s->prev);
+    free(s->zero);
     free(s);
 }
 
@@ -41,13 +44,15 @@ int seq_infer_new(const seq_net *n, const uint16_t *x, const float *xn, seq_infe
     const seq_dims *d = &n->d;
     seq_infer *s = calloc(1, sizeof *s);
     *out = NULL;
-    if (!s || !(s->w = seq_ws_new(n, 1))) {
+    if (!s || !(s->w = seq_ws_new(n, 1)) || !(s->zero = calloc(d->H, sizeof *s->zero))) {
         seq_infer_free(s);
         return KT_ENOMEM;
     }
     s->n = n;
     s->pos = -1;
     seq_ws *w = s->w;
+    s->root_h = w->hT;
+    s->root_c = w->cT;
     int rc = seq_embed_inputs(n, w, 1, x, xn);
     if (rc != KT_OK) {
         seq_infer_free(s);
@@ -60,8 +65,11 @@ int seq_infer_new(const seq_net *n, const uint16_t *x, const float *xn, seq_infe
         kt_nn_bilstm_forward(&n->benc, 1, d->Tin, w->emb_in, NULL, NULL, w->enc_h, w->hT,
                              w->cT, w->cache_a);
         kt_nn_attn_keys_forward(&n->attn, 1, d->Tin, w->enc_h, w->keys);
+    } else if (d->feedback) { /* the features; the decoder steps later */
+        seq_hybrid_forward(n, w, 1, w->feat);
+        s->root_h = s->root_c = s->zero;
     } else { /* the whole pass: no position depends on another's token */
-        seq_hybrid_forward(n, w, 1);
+        seq_hybrid_forward(n, w, 1, w->dec_h);
         kt_nn_dense_forward(&n->out, d->Tout, w->dec_h, w->logits);
     }
     *out = s;
@@ -114,7 +122,7 @@ static int gather(const seq_infer *s, const uint16_t *prefixes, size_t nb, size_
     size_t H = d->H;
     for (size_t i = 0; i < nb; i++) {
         const uint16_t *pre = prefixes + i * stride;
-        const float *h = s->w->hT, *c = s->w->cT;
+        const float *h = s->root_h, *c = s->root_c;
         if (pos > 0) {
             size_t j = 0;
             while (j < s->prev.n && memcmp(s->prev.prefix + j * d->Tout, pre,
@@ -133,8 +141,9 @@ static int gather(const seq_infer *s, const uint16_t *prefixes, size_t nb, size_
     return KT_OK;
 }
 
-/* One decoder step for the nb rows of t: new states into t->next, logits. */
-static int decode(const seq_infer *s, size_t nb, step *t)
+/* One decoder step at pos for the nb rows of t: new states into t->next,
+ * logits. */
+static int decode(const seq_infer *s, size_t nb, size_t pos, step *t)
 {
     const seq_net *n = s->n;
     const seq_dims *d = &n->d;
@@ -152,6 +161,12 @@ static int decode(const seq_infer *s, size_t nb, step *t)
                            t->alpha, t->acache);
         for (size_t i = 0; i < nb; i++) {
             memcpy(t->xin + i * (H + E), t->ctx + i * H, H * sizeof(float));
+            memcpy(t->xin + i * (H + E) + H, t->emb + i * E, E * sizeof(float));
+        }
+        x = t->xin;
+    } else if (d->arch != SEQ_ENCDEC) { /* a hybrid's features at pos */
+        for (size_t i = 0; i < nb; i++) {
+            memcpy(t->xin + i * (H + E), s->w->feat + pos * H, H * sizeof(float));
             memcpy(t->xin + i * (H + E) + H, t->emb + i * E, E * sizeof(float));
         }
         x = t->xin;
@@ -182,7 +197,7 @@ int seq_infer_step(seq_infer *s, const uint16_t *prefixes, size_t nb, size_t str
     if (rc == KT_OK)
         rc = gather(s, prefixes, nb, stride, pos, &t);
     if (rc == KT_OK)
-        rc = decode(s, nb, &t);
+        rc = decode(s, nb, pos, &t);
     for (size_t i = 0; rc == KT_OK && i < nb; i++)
         seq_log_softmax(n, t.logits + i * Vo, (int)pos, logp + i * V);
     if (rc == KT_OK) {

@@ -9,7 +9,7 @@
 
 bool seq_net_autoregressive(const seq_net *n)
 {
-    return n->d.arch == SEQ_ENCDEC || n->d.arch == SEQ_ATTENTION;
+    return n->d.arch == SEQ_ENCDEC || n->d.arch == SEQ_ATTENTION || n->d.feedback;
 }
 
 /* ------------------------------------------------------------ parameters */
@@ -40,7 +40,7 @@ static void set_dims(seq_net *n)
     n->enc = (kt_nn_lstm){.I = E, .H = H};
     n->benc = (kt_nn_bilstm){.I = E, .H = H / 2};
     n->attn = (kt_nn_attn){.E = H, .H = H, .A = H / 4 > 0 ? H / 4 : 1}; /* scores: small */
-    n->dec = (kt_nn_lstm){.I = d->arch == SEQ_ATTENTION ? H + E : E, .H = H};
+    n->dec = (kt_nn_lstm){.I = d->arch == SEQ_ENCDEC ? E : H + E, .H = H};
     n->conv1 = (kt_nn_conv1d){.Ci = E, .Co = d->F, .K = 3, .relu = true};
     n->conv2 = (kt_nn_conv1d){.Ci = d->F, .Co = d->F, .K = 3, .relu = true};
     n->bdec1 = (kt_nn_bilstm){.I = d->Tin * d->F, .H = H / 2};
@@ -82,7 +82,8 @@ static bool dims_ok(const seq_dims *d)
     bool ok = d->arch >= SEQ_ENCDEC && d->arch <= SEQ_HYBRID2 && d->Tin > 0 &&
               d->Tin <= SEQ_MAX_LEN && d->Tout > 0 && d->Tout <= SEQ_MAX_LEN &&
               d->E > 0 && d->E <= 1024 && d->H >= 2 && d->H <= 2048 && d->H % 2 == 0 &&
-              d->F > 0 && d->F <= 1024 && d->in_off[0] == 0 && d->out_off[0] == 0;
+              d->F > 0 && d->F <= 1024 && d->in_off[0] == 0 && d->out_off[0] == 0 &&
+              (d->feedback == 0 || d->feedback == 1);
     for (int f = 0; ok && f < d->Tin; f++)
         ok = d->in_off[f + 1] > d->in_off[f] && d->in_off[f + 1] < 60000;
     for (int p = 0; ok && p < d->Tout; p++)
@@ -143,10 +144,10 @@ void seq_ws_free(seq_ws *w)
         return;
     void *all[] = {w->ids_in, w->ids_dec, w->tgt, w->mask, w->num, w->emb_in, w->demb_in,
                    w->emb_dec, w->demb_dec, w->enc_h, w->denc_h, w->hT, w->cT, w->dhT,
-                   w->dcT, w->cache_a, w->cache_b, w->keys, w->dkeys, w->ctx, w->s, w->c,
+                   w->dcT, w->cache_a, w->cache_b, w->cache_c, w->keys, w->dkeys, w->ctx, w->s, w->c,
                    w->gates, w->alpha, w->acache, w->xin, w->dxin, w->dh, w->dc, w->dh2,
                    w->dc2, w->conv1, w->conv2, w->dconv1, w->dconv2, w->rep, w->drep, w->h1,
-                   w->dh1, w->rep2, w->drep2, w->dec_h, w->ddec_h, w->drop, w->ddrop,
+                   w->dh1, w->rep2, w->drep2, w->feat, w->dfeat, w->xseq, w->dxseq, w->dec_h, w->ddec_h, w->drop, w->ddrop,
                    w->logits, w->dlogits, w->slice, w->probs, w->dslice};
     for (size_t i = 0; i < KT_ARRAY_LEN(all); i++)
         free(all[i]);
@@ -200,7 +201,7 @@ seq_ws *seq_ws_new(const seq_net *n, int B)
     w->enc_h = fl(b * Tin * H, &ok), w->denc_h = fl(b * Tin * H, &ok);
     w->hT = fl(b * H, &ok), w->cT = fl(b * H, &ok), w->dhT = fl(b * H, &ok);
     w->dcT = fl(b * H, &ok);
-    w->cache_a = fl(cache, &ok), w->cache_b = fl(cache, &ok);
+    w->cache_a = fl(cache, &ok), w->cache_b = fl(cache, &ok), w->cache_c = fl(cache, &ok);
     w->keys = fl(b * Tin * H, &ok), w->dkeys = fl(b * Tin * H, &ok);
     w->ctx = fl(To * b * H, &ok), w->s = fl(To * b * H, &ok), w->c = fl(To * b * H, &ok);
     w->gates = fl(To * b * 4 * H, &ok);
@@ -216,6 +217,8 @@ seq_ws *seq_ws_new(const seq_net *n, int B)
     }
     w->h1 = fl(b * To * H, &ok), w->dh1 = fl(b * To * H, &ok);
     w->rep2 = fl(b * To * H, &ok), w->drep2 = fl(b * To * H, &ok);
+    w->feat = fl(b * To * H, &ok), w->dfeat = fl(b * To * H, &ok);
+    w->xseq = fl(b * To * (H + E), &ok), w->dxseq = fl(b * To * (H + E), &ok);
     w->dec_h = fl(b * To * H, &ok), w->ddec_h = fl(b * To * H, &ok);
     w->drop = fl(b * To * H, &ok), w->ddrop = fl(b * To * H, &ok);
     w->logits = fl(b * To * Vo, &ok), w->dlogits = fl(b * To * Vo, &ok);
@@ -389,7 +392,7 @@ static void sum_steps(int B, int T, size_t W, const float *src, float *dst)
                 dst[(size_t)b * W + j] += src[((size_t)b * T + t) * W + j];
 }
 
-void seq_hybrid_forward(const seq_net *n, seq_ws *w, int B)
+void seq_hybrid_forward(const seq_net *n, seq_ws *w, int B, float *out)
 {
     const seq_dims *d = &n->d;
     int Tin = d->Tin, To = d->Tout;
@@ -403,11 +406,33 @@ void seq_hybrid_forward(const seq_net *n, seq_ws *w, int B)
         repeat_rows(B, To, (size_t)d->H, w->hT, w->rep2);
         in2 = w->rep2;
     }
-    kt_nn_bilstm_forward(&n->bdec2, B, To, in2, NULL, NULL, w->dec_h, NULL, NULL,
-                         w->cache_b);
+    kt_nn_bilstm_forward(&n->bdec2, B, To, in2, NULL, NULL, out, NULL, NULL, w->cache_b);
 }
 
-static void hybrid_backward(seq_net *n, seq_ws *w, int B)
+/* x (B,T,H+E) = [a (B,T,H), b (B,T,E)] row by row. */
+static void concat_rows(size_t rows, size_t H, size_t E, const float *a, const float *b,
+                        float *x)
+{
+    for (size_t r = 0; r < rows; r++) {
+        memcpy(x + r * (H + E), a + r * H, H * sizeof *x);
+        memcpy(x + r * (H + E) + H, b + r * E, E * sizeof *x);
+    }
+}
+
+/* A hybrid with feedback: the features, then the decoder LSTM over
+ * [features, previous token]. */
+static void feedback_forward(const seq_net *n, seq_ws *w, int B)
+{
+    const seq_dims *d = &n->d;
+    seq_hybrid_forward(n, w, B, w->feat);
+    concat_rows((size_t)B * d->Tout, (size_t)d->H, (size_t)d->E, w->feat, w->emb_dec, w->xseq);
+    kt_nn_lstm_forward(&n->dec, B, d->Tout, w->xseq, NULL, NULL, w->dec_h, NULL, NULL,
+                       w->cache_c);
+}
+
+/* Back from dout (B,Tout,H), the gradient w.r.t. the bi-LSTMs' outputs
+ * out. */
+static void hybrid_backward(seq_net *n, seq_ws *w, int B, const float *out, const float *dout)
 {
     const seq_dims *d = &n->d;
     int Tin = d->Tin, To = d->Tout;
@@ -415,8 +440,8 @@ static void hybrid_backward(seq_net *n, seq_ws *w, int B)
     bool layered = d->arch == SEQ_HYBRID2;
     float *dx2 = layered ? w->drep2 : w->dh1;
     memset(dx2, 0, bth * sizeof *dx2);
-    kt_nn_bilstm_backward(&n->bdec2, B, To, layered ? w->rep2 : w->h1, NULL, NULL, w->dec_h,
-                          w->cache_b, w->ddec_h, NULL, NULL, dx2, NULL, NULL);
+    kt_nn_bilstm_backward(&n->bdec2, B, To, layered ? w->rep2 : w->h1, NULL, NULL, out,
+                          w->cache_b, dout, NULL, NULL, dx2, NULL, NULL);
     if (layered)
         sum_steps(B, To, (size_t)d->H, w->drep2, w->dhT);
     memset(w->drep, 0, (size_t)B * To * flat * sizeof *w->drep);
@@ -427,6 +452,21 @@ static void hybrid_backward(seq_net *n, seq_ws *w, int B)
     memset(w->dconv1, 0, (size_t)B * flat * sizeof *w->dconv1);
     kt_nn_conv1d_backward(&n->conv2, B, Tin, w->conv1, w->conv2, w->dconv2, w->dconv1);
     kt_nn_conv1d_backward(&n->conv1, B, Tin, w->emb_in, w->conv1, w->dconv1, w->demb_in);
+}
+
+static void feedback_backward(seq_net *n, seq_ws *w, int B)
+{
+    const seq_dims *d = &n->d;
+    size_t rows = (size_t)B * d->Tout, H = (size_t)d->H, E = (size_t)d->E;
+    memset(w->dxseq, 0, rows * (H + E) * sizeof *w->dxseq);
+    kt_nn_lstm_backward(&n->dec, B, d->Tout, w->xseq, NULL, NULL, w->dec_h, w->cache_c,
+                        w->ddec_h, NULL, NULL, w->dxseq, NULL, NULL);
+    for (size_t r = 0; r < rows; r++) {
+        memcpy(w->dfeat + r * H, w->dxseq + r * (H + E), H * sizeof *w->dfeat);
+        for (size_t e = 0; e < E; e++)
+            w->demb_dec[r * E + e] += w->dxseq[r * (H + E) + H + e];
+    }
+    hybrid_backward(n, w, B, w->feat, w->dfeat);
 }
 
 /* ------------------------------------------------------------ the output */
@@ -509,8 +549,10 @@ int seq_net_loss(seq_net *n, seq_ws *w, int B, const uint16_t *x, const float *x
         encdec_forward(n, w, B);
     else if (d->arch == SEQ_ATTENTION)
         attention_forward(n, w, B);
+    else if (d->feedback)
+        feedback_forward(n, w, B);
     else
-        seq_hybrid_forward(n, w, B);
+        seq_hybrid_forward(n, w, B, w->dec_h);
     if ((rc = head_forward(n, w, B, y, training, p, rng, loss)) != KT_OK || !training)
         return rc;
     head_backward(n, w, B, y, training, p);
@@ -520,8 +562,10 @@ int seq_net_loss(seq_net *n, seq_ws *w, int B, const uint16_t *x, const float *x
         encdec_backward(n, w, B);
     else if (d->arch == SEQ_ATTENTION)
         attention_backward(n, w, B);
+    else if (d->feedback)
+        feedback_backward(n, w, B);
     else
-        hybrid_backward(n, w, B);
+        hybrid_backward(n, w, B, w->dec_h, w->ddec_h);
     embed_inputs_backward(n, w, B);
     if (seq_net_autoregressive(n))
         kt_nn_embed_backward(&n->eout, B * d->Tout, w->ids_dec, w->demb_dec);

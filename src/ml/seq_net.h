@@ -19,9 +19,13 @@
  *              every step of two stacked bi-LSTMs over the output positions.
  *   hybrid2    as hybrid, but the second bi-LSTM reads only the first one's
  *              final states (the paper's layered decoder).
- * The hybrids' scores do not depend on the prefix (a bi-LSTM decoder sees
- * every position, so it cannot read the tokens chosen so far); encdec's and
- * attention's do.
+ * A bi-LSTM decoder sees every position at once, so it cannot read the
+ * tokens chosen so far.  With `feedback` a hybrid's bi-LSTM outputs go
+ * through one more (forward) LSTM that also reads the previous token, as
+ * encdec's and attention's decoders do: then every position's scores
+ * depend on the prefix, which is what the paper's beam search assumes.
+ * Without it (the paper's figures) the hybrids score positions
+ * independently.
  */
 #ifndef KT_SEQ_NET_H
 #define KT_SEQ_NET_H
@@ -36,6 +40,7 @@ typedef struct seq_dims {
     int arch;            /* seq_arch */
     int Tin, Tout;       /* descriptor fields, output positions */
     int E, H, F;         /* embedding, hidden (both directions), conv filters */
+    int feedback;        /* hybrids: a decoder LSTM reads the previous token */
     int in_off[SEQ_MAX_LEN + 1];  /* input ids of field f: [in_off[f], in_off[f+1]) */
     int out_off[SEQ_MAX_LEN + 1]; /* output ids of position p likewise */
 } seq_dims;

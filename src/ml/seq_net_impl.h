@@ -17,7 +17,7 @@ struct seq_ws {
     float *emb_dec, *demb_dec;               /* (B,Tout,E) */
     float *enc_h, *denc_h;                   /* (B,Tin,H) */
     float *hT, *cT, *dhT, *dcT;              /* (B,H) */
-    float *cache_a, *cache_b;                /* encoder / decoder caches */
+    float *cache_a, *cache_b, *cache_c;      /* encoder / decoder caches */
     float *keys, *dkeys;                     /* (B,Tin,A) attention keys, A <= H */
     float *ctx, *s, *c;                      /* (Tout,B,H) attention steps */
     float *gates;                            /* (Tout,B,4H) */
@@ -27,6 +27,8 @@ struct seq_ws {
     float *conv1, *conv2, *dconv1, *dconv2;  /* (B,Tin,F) */
     float *rep, *drep;                       /* (B,Tout,Tin*F) */
     float *h1, *dh1, *rep2, *drep2;          /* (B,Tout,H) */
+    float *feat, *dfeat;                     /* (B,Tout,H) hybrid features */
+    float *xseq, *dxseq;                     /* (B,Tout,H+E) feedback input */
     float *dec_h, *ddec_h, *drop, *ddrop;    /* (B,Tout,H) */
     float *logits, *dlogits;                 /* (B,Tout,Vo) */
     float *slice, *probs, *dslice;           /* (B,Vmax), (B,Vo), (B,Vmax) */
@@ -36,8 +38,8 @@ struct seq_ws {
  * outside its field's vocabulary. */
 int seq_embed_inputs(const seq_net *n, seq_ws *w, int B, const uint16_t *x,
                      const float *xn);
-/* The hybrids' whole forward pass, emb_in -> dec_h (B,Tout,H). */
-void seq_hybrid_forward(const seq_net *n, seq_ws *w, int B);
+/* The hybrids' convolutions and bi-LSTMs, emb_in -> out (B,Tout,H). */
+void seq_hybrid_forward(const seq_net *n, seq_ws *w, int B, float *out);
 /* Log-softmax of position p's slice of a row of Vo logits into logp (V),
  * normalised over the slice as in training; token 0 (unknown) gets
  * -INFINITY. */
