@@ -95,7 +95,7 @@ void kt_nn_attn_forward(const kt_nn_attn *a, int B, int Te, const float *enc,
             size_t rj = (size_t)r * Te + j;
             float *p = pre + rj * A;
             for (size_t i = 0; i < A; i++)
-                p[i] = tanhf(keys[rj * A + i] + q[r * A + i]);
+                p[i] = kt_nn_tanhf(keys[rj * A + i] + q[r * A + i]);
             al[j] = dot(a->A, p, a->v);
         }
         softmax_inplace(Te, al);

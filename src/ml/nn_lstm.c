@@ -69,11 +69,11 @@ static void step_fwd(const kt_nn_lstm *l, int B, const float *hp, size_t ldhp,
         for (int j = 0; j < H; j++) {
             gi[j] = sigm(gi[j]);
             gf[j] = sigm(gf[j]);
-            gg[j] = tanhf(gg[j]);
+            gg[j] = kt_nn_tanhf(gg[j]);
             go[j] = sigm(go[j]);
             float cv = gi[j] * gg[j] + (cpr ? gf[j] * cpr[j] : 0);
             c[r * ldc + j] = cv;
-            h[r * ldh + j] = go[j] * tanhf(cv);
+            h[r * ldh + j] = go[j] * kt_nn_tanhf(cv);
         }
     }
 }
@@ -94,7 +94,7 @@ static void step_bwd(const kt_nn_lstm *l, int B, const float *cp, size_t ldcp,
         const float *cpr = coff(cp, r * ldcp), *dcr = coff(dc, r * lddc);
         for (int j = 0; j < H; j++) {
             float i = gi[j], f = gf[j], gv = gg[j], o = go[j];
-            float tc = tanhf(c[r * ldc + j]), d = dh[r * lddh + j];
+            float tc = kt_nn_tanhf(c[r * ldc + j]), d = dh[r * lddh + j];
             float dct = (dcr ? dcr[j] : 0) + d * o * (1 - tc * tc);
             float cprev = cpr ? cpr[j] : 0;
             if (dcp) {
