@@ -447,6 +447,8 @@ static const name_code DTYPES[] = {
     {"uint16", KT_DT_UINT16}, {"int32", KT_DT_INT32},   {"uint32", KT_DT_UINT32},
     {"int64", KT_DT_INT64},   {"uint64", KT_DT_UINT64}, {"float", KT_DT_FLOAT},
     {"double", KT_DT_DOUBLE}, {"bool", KT_DT_UINT8},    {"int", KT_DT_INT32},
+    {"half", KT_DT_HALF},     {"float16", KT_DT_HALF},  {"bfloat16", KT_DT_BF16},
+    {"bf16", KT_DT_BF16},
 };
 static const name_code ACCESS[] = {
     {"ReadOnly", KT_READ}, {"WriteOnly", KT_WRITE}, {"ReadWrite", KT_READ_WRITE}};
@@ -548,7 +550,11 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
 
 static double default_threshold(kt_dtype t)
 {
-    return t == KT_DT_FLOAT ? 1e-4 : t == KT_DT_DOUBLE ? 1e-10 : 0;
+    return t == KT_DT_FLOAT    ? 1e-4
+           : t == KT_DT_DOUBLE ? 1e-10
+           : t == KT_DT_HALF   ? 1e-2  /* a few ulps of an 11-bit significand */
+           : t == KT_DT_BF16   ? 3e-2  /* of an 8-bit one */
+                               : 0;
 }
 
 static int parse_reference_args(loader *L, json_object *ks)

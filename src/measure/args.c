@@ -1,5 +1,6 @@
 /* args.c - the kernel's arguments for one problem: sizes, scalar values,
  * and seeded input data, computed once and copied into every worker. */
+#include "core/half.h"
 #include "core/util.h"
 #include "measure/measure.h"
 
@@ -21,6 +22,8 @@ static void store(kt_dtype t, void *p, size_t i, double v)
     case KT_DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
     case KT_DT_FLOAT: ((float *)p)[i] = (float)v; break;
     case KT_DT_DOUBLE: ((double *)p)[i] = v; break;
+    case KT_DT_HALF: ((uint16_t *)p)[i] = kt_half_from_float((float)v); break;
+    case KT_DT_BF16: ((uint16_t *)p)[i] = kt_bf16_from_float((float)v); break;
     }
 }
 
@@ -30,7 +33,7 @@ static void fill(const kt_arg *a, void *p, size_t count, double constant,
 {
     kt_rng rng;
     kt_rng_seed(&rng, seed);
-    bool real = a->type == KT_DT_FLOAT || a->type == KT_DT_DOUBLE;
+    bool real = a->type >= KT_DT_FLOAT;
     for (size_t i = 0; i < count; i++) {
         double v = a->fill == KT_FILL_CONSTANT ? constant
                    : real ? 2 * kt_rng_unit(&rng) - 1

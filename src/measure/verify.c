@@ -1,4 +1,5 @@
 /* verify.c - compare a configuration's outputs with the reference's. */
+#include "core/half.h"
 #include "measure/measure.h"
 
 #include <math.h>
@@ -9,7 +10,7 @@ size_t kt_dtype_size(kt_dtype t)
     static const size_t SIZES[] = {
         [KT_DT_INT8] = 1,  [KT_DT_UINT8] = 1,  [KT_DT_INT16] = 2, [KT_DT_UINT16] = 2,
         [KT_DT_INT32] = 4, [KT_DT_UINT32] = 4, [KT_DT_INT64] = 8, [KT_DT_UINT64] = 8,
-        [KT_DT_FLOAT] = 4, [KT_DT_DOUBLE] = 8,
+        [KT_DT_FLOAT] = 4, [KT_DT_DOUBLE] = 8, [KT_DT_HALF] = 2,  [KT_DT_BF16] = 2,
     };
     return SIZES[t];
 }
@@ -28,13 +29,15 @@ static double element(kt_dtype t, const void *p, size_t i)
     case KT_DT_UINT64: return (double)((const uint64_t *)p)[i];
     case KT_DT_FLOAT: return ((const float *)p)[i];
     case KT_DT_DOUBLE: return ((const double *)p)[i];
+    case KT_DT_HALF: return kt_half_to_float(((const uint16_t *)p)[i]);
+    case KT_DT_BF16: return kt_bf16_to_float(((const uint16_t *)p)[i]);
     }
     return NAN;
 }
 
 bool kt_has_nan(kt_dtype t, const void *data, size_t count)
 {
-    if (t != KT_DT_FLOAT && t != KT_DT_DOUBLE)
+    if (t < KT_DT_FLOAT)
         return false;
     for (size_t i = 0; i < count; i++)
         if (isnan(element(t, data, i)))

@@ -1,0 +1,63 @@
+/* half.c - binary16 and bfloat16 conversions; see half.h. */
+#include "core/half.h"
+
+#include <string.h>
+
+static uint32_t bits_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+uint16_t kt_half_from_float(float f)
+{
+    uint32_t u = bits_of(f), sign = (u >> 16) & 0x8000u, mag = u & 0x7fffffffu;
+    if (mag > 0x7f800000u) /* NaN: keep it quiet */
+        return (uint16_t)(sign | 0x7e00u);
+    if (mag >= 0x477ff000u) /* rounds to 65536 or more: infinity */
+        return (uint16_t)(sign | 0x7c00u);
+    if (mag < 0x38800000u) { /* below 2^-14: subnormal half (or zero) */
+        /* the value in units of 2^-24, rounded to nearest even */
+        uint32_t m = (mag & 0x7fffffu) | 0x800000u;
+        int shift = 126 - (int)(mag >> 23); /* 14 + (127 - 1 - exponent) */
+        if (mag < 0x33000000u) /* below 2^-25: rounds to zero */
+            return (uint16_t)sign;
+        uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        q += rem > half || (rem == half && (q & 1));
+        return (uint16_t)(sign | q);
+    }
+    uint32_t h = ((mag >> 13) - (112u << 10)), rem = mag & 0x1fffu; /* rebias 127 -> 15 */
+    h += rem > 0x1000u || (rem == 0x1000u && (h & 1));
+    return (uint16_t)(sign | h);
+}
+
+float kt_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f) /* infinity or NaN */
+        return float_of(sign | 0x7f800000u | (m << 13));
+    if (e == 0) { /* zero or subnormal: m * 2^-24 */
+        float v = (float)m * float_of(0x33800000u);
+        return sign ? -v : v;
+    }
+    return float_of(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+uint16_t kt_bf16_from_float(float f)
+{
+    uint32_t u = bits_of(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+float kt_bf16_to_float(uint16_t h) { return float_of((uint32_t)h << 16); }
