@@ -79,8 +79,11 @@ static void compile_sample(const char *spec_path, const char *problem, size_t sa
 
 static void test_shipped_cuda_kernels_compile_for_sm90(void)
 {
-    if (have_nvrtc())
-        compile_sample("kernels/gemm/gemm-cuda.json", NULL, 10);
+    if (!have_nvrtc())
+        return;
+    compile_sample("kernels/gemm/gemm-cuda.json", NULL, 10);
+    compile_sample("kernels/gemm/gemm-f16-cuda.json", NULL, 10);
+    compile_sample("kernels/gemm/gemm-bf16-cuda.json", "M=1000,N=1003,K=517", 4);
 }
 
 static void test_broken_kernel_is_a_compile_error(void)
