@@ -77,45 +77,58 @@ __device__ __forceinline__ void load_tile(elem *s, const elem *g, int R, int C, 
     }
 }
 
+// A pure register operation: not volatile, so that the compiler may
+// interleave the next step's ldmatrix with these.
 __device__ __forceinline__ void mma(float *d, const unsigned *a, const unsigned *b)
 {
 #if KT_BF16
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
 #else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
 #endif
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// The mma work of one stage: BK / 16 steps of MI x NI tiles per warp.
-__device__ __forceinline__ void compute_stage(const elem *As, const elem *Bs, int wm, int wn,
-                                              float (*acc)[NI][4])
+// The fragments of k-step kk of a stage: MI of A, NI of B.
+__device__ __forceinline__ void load_frags(const elem *As, const elem *Bs, int wm, int wn,
+                                           int kk, unsigned (*a)[4], unsigned (*b)[2])
 {
     int lane = threadIdx.x % 32;
 #pragma unroll
+    for (int i = 0; i < MI; i++) {
+        const elem *p = As + (wm * WTM + i * 16 + lane % 16) * AS + kk + (lane / 16) * 8;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                     : "=r"(a[i][0]), "=r"(a[i][1]), "=r"(a[i][2]), "=r"(a[i][3])
+                     : "r"(smem_addr(p)));
+    }
+#pragma unroll
+    for (int j = 0; j < NI; j += 2) {
+        const elem *p = Bs + (kk + lane % 16) * BS + wn * WTN + j * 8 + (lane / 16) * 8;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                     : "=r"(b[j][0]), "=r"(b[j][1]), "=r"(b[j + 1][0]), "=r"(b[j + 1][1])
+                     : "r"(smem_addr(p)));
+    }
+}
+
+// The mma work of one stage: BK / 16 steps of MI x NI tiles per warp, the
+// fragments of step kk + 16 loaded while step kk multiplies.
+__device__ __forceinline__ void compute_stage(const elem *As, const elem *Bs, int wm, int wn,
+                                              float (*acc)[NI][4])
+{
+    unsigned a[2][MI][4], b[2][NI][2];
+    load_frags(As, Bs, wm, wn, 0, a[0], b[0]);
+#pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
-        unsigned a[MI][4], b[NI][2];
-#pragma unroll
-        for (int i = 0; i < MI; i++) {
-            const elem *p = As + (wm * WTM + i * 16 + lane % 16) * AS + kk + (lane / 16) * 8;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                         : "=r"(a[i][0]), "=r"(a[i][1]), "=r"(a[i][2]), "=r"(a[i][3])
-                         : "r"(smem_addr(p)));
-        }
-#pragma unroll
-        for (int j = 0; j < NI; j += 2) {
-            const elem *p = Bs + (kk + lane % 16) * BS + wn * WTN + j * 8 + (lane / 16) * 8;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                         : "=r"(b[j][0]), "=r"(b[j][1]), "=r"(b[j + 1][0]), "=r"(b[j + 1][1])
-                         : "r"(smem_addr(p)));
-        }
+        int cur = (kk / 16) % 2;
+        if (kk + 16 < BK)
+            load_frags(As, Bs, wm, wn, kk + 16, a[cur ^ 1], b[cur ^ 1]);
 #pragma unroll
         for (int i = 0; i < MI; i++)
 #pragma unroll
             for (int j = 0; j < NI; j++)
-                mma(acc[i][j], a[i], b[j]);
+                mma(acc[i][j], a[cur][i], b[cur][j]);
     }
 }
 
