@@ -94,6 +94,7 @@ typedef struct kt_result {
     double compile_ms;   /* compile time, 0 when cached */
     double energy_j;     /* energy per call; NAN when unknown */
     double power_w;      /* average power while timing; NAN when unknown */
+    double sm_clock_mhz; /* GPU: mean SM clock while timing; 0 when unknown */
     double max_error;    /* largest error against the reference */
 } kt_result;
 

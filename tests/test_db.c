@@ -52,6 +52,7 @@ static void test_record_then_lookup_survives_reopen(void)
     CHECK(kt_db_kernel(db, "gemm", "h", &k, &d) == KT_OK);
     CHECK(kt_db_problem(db, k, "M=8", &p, &d) == KT_OK);
     kt_result r = ok_result(1.5);
+    r.sm_clock_mhz = 1755;
     CHECK(kt_db_record(db, dv, k, p, "A=1,B=2", &r, &d) == KT_OK);
     kt_result crash = {.status = KT_STATUS_CRASH, .signal = 11, .time_ms = NAN,
                        .energy_j = NAN, .power_w = NAN};
@@ -68,8 +69,10 @@ static void test_record_then_lookup_survives_reopen(void)
     CHECK_NEAR(got.time_ms, 1.5, 1e-12);
     CHECK_EQ_INT(got.reps, 7);
     CHECK(isnan(got.energy_j));
+    CHECK_NEAR(got.sm_clock_mhz, 1755, 0);
     CHECK(kt_db_lookup(db, dv, p, "A=2,B=2", &got, &found, &d) == KT_OK);
     CHECK(found && got.status == KT_STATUS_CRASH && got.signal == 11);
+    CHECK(got.sm_clock_mhz == 0); /* unknown */
     CHECK_STR(got.detail, "killed by signal 11");
     CHECK(kt_db_lookup(db, dv, p, "A=3,B=2", &got, &found, &d) == KT_OK);
     CHECK(!found);
@@ -212,6 +215,44 @@ static void test_corrupted_file_is_an_error_not_a_crash(void)
     unlink(path);
 }
 
+/* A version-1 file (no SM clock column) is upgraded in place: its rows
+ * stay, their clock reads as unknown, new rows keep theirs. */
+static void test_version_1_file_is_upgraded(void)
+{
+    char *path = temp_path("v1.db");
+    kt_db *db;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "x", .backend = "cuda", .fingerprint = "fp"};
+    int64_t dv, k, p;
+    CHECK(kt_db_device(db, &dev, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "k", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "N=1", &p, &d) == KT_OK);
+    kt_result r = ok_result(2.5);
+    CHECK(kt_db_record(db, dv, k, p, "A=1", &r, &d) == KT_OK);
+    kt_db_close(db);
+    sqlite3 *c;
+    CHECK(sqlite3_open(path, &c) == SQLITE_OK);
+    CHECK(sqlite3_exec(c, "ALTER TABLE measurement DROP COLUMN sm_clock_mhz;"
+                          " PRAGMA user_version = 1;", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(c);
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_result got;
+    bool found;
+    CHECK(kt_db_lookup(db, dv, p, "A=1", &got, &found, &d) == KT_OK);
+    CHECK(found && got.sm_clock_mhz == 0);
+    CHECK_NEAR(got.time_ms, 2.5, 0);
+    r.sm_clock_mhz = 1980;
+    CHECK(kt_db_record(db, dv, k, p, "A=2", &r, &d) == KT_OK);
+    kt_db_close(db);
+    CHECK(kt_db_open(path, &db, &d) == KT_OK); /* now version 2: opens as is */
+    CHECK(kt_db_lookup(db, dv, p, "A=2", &got, &found, &d) == KT_OK);
+    CHECK(found);
+    CHECK_NEAR(got.sm_clock_mhz, 1980, 0);
+    kt_db_close(db);
+    unlink(path);
+}
+
 static void test_unwritable_location_is_an_error(void)
 {
     kt_db *db = NULL;
@@ -228,6 +269,7 @@ static const kt_test TESTS[] = {
     KT_T(test_text_file_is_refused),
     KT_T(test_foreign_sqlite_file_is_refused),
     KT_T(test_corrupted_file_is_an_error_not_a_crash),
+    KT_T(test_version_1_file_is_upgraded),
     KT_T(test_unwritable_location_is_an_error),
 };
 KT_TEST_MAIN(TESTS)

@@ -74,6 +74,9 @@ typedef struct kt_backend {
     /* The device's cumulative energy in joules (NAN when unknown); NULL:
      * the CPU package's (RAPL). */
     double (*energy_j)(void *ctx);
+    /* The device's current core (SM) clock in MHz, 0 when unknown; NULL:
+     * the backend has none to report. */
+    double (*clock_mhz)(void *ctx);
 } kt_backend;
 
 /* The backend registered under name, or NULL. */

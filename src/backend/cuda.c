@@ -588,6 +588,17 @@ static double cuda_energy_j(void *vctx)
     return (double)mj * 1e-3;
 }
 
+/* NVML's current SM clock: read during timing, it shows whether a kernel
+ * ran at the boost clock or was throttled (power, temperature). */
+static double cuda_clock_mhz(void *vctx)
+{
+    cuda_ctx *c = vctx;
+    unsigned mhz = 0;
+    if (!c->nvml_dev || c->nvml.nvmlDeviceGetClockInfo(c->nvml_dev, KT_NVML_CLOCK_SM, &mhz))
+        return 0;
+    return mhz;
+}
+
 const kt_backend kt_backend_cuda = {
     .abi = KT_BACKEND_ABI,
     .name = "cuda",
@@ -605,4 +616,5 @@ const kt_backend kt_backend_cuda = {
     .buffer_protect = NULL,
     .run = cuda_run,
     .energy_j = cuda_energy_j,
+    .clock_mhz = cuda_clock_mhz,
 };

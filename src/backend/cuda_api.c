@@ -55,6 +55,7 @@ static const symbol NVML_SYMBOLS[] = {
     NVML(nvmlInit, "nvmlInit_v2"),
     NVML(nvmlDeviceGetHandleByIndex, "nvmlDeviceGetHandleByIndex_v2"),
     NVML(nvmlDeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption"),
+    NVML(nvmlDeviceGetClockInfo, "nvmlDeviceGetClockInfo"),
 };
 
 /* Open the first library of names that loads, and resolve every symbol. */

@@ -76,12 +76,14 @@ typedef struct kt_nvrtc_api {
 } kt_nvrtc_api;
 
 typedef void *nvmlDevice_t;
+enum { KT_NVML_CLOCK_SM = 1 }; /* NVML_CLOCK_SM */
 
 typedef struct kt_nvml_api {
     void *lib;
     int (*nvmlInit)(void);
     int (*nvmlDeviceGetHandleByIndex)(unsigned, nvmlDevice_t *);
     int (*nvmlDeviceGetTotalEnergyConsumption)(nvmlDevice_t, unsigned long long *);
+    int (*nvmlDeviceGetClockInfo)(nvmlDevice_t, int, unsigned *);
 } kt_nvml_api;
 
 /* Load the driver (libcuda.so.1) or NVRTC; KT_EBACKEND with the reason in

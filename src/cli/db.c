@@ -70,7 +70,8 @@ static int row_csv(void *user, const kt_db_row *row)
         putchar(',');
     }
     const double nums[] = {r->time_ms, r->min_ms, r->spread, r->compile_ms,
-                           r->energy_j, r->power_w};
+                           r->energy_j, r->power_w,
+                           r->sm_clock_mhz > 0 ? r->sm_clock_mhz : NAN};
     for (size_t i = 0; i < KT_ARRAY_LEN(nums); i++) {
         print_time(stdout, nums[i]);
         putchar(',');
@@ -122,6 +123,8 @@ static int row_t4(void *user, const kt_db_row *row)
         json_object_array_add(ms, measurement("time", r->time_ms, "ms"));
         if (!isnan(r->energy_j))
             json_object_array_add(ms, measurement("energy", r->energy_j, "J"));
+        if (r->sm_clock_mhz > 0)
+            json_object_array_add(ms, measurement("sm_clock", r->sm_clock_mhz, "MHz"));
     }
     json_object_object_add(o, "measurements", ms);
     json_object *obj = json_object_new_array();
@@ -143,7 +146,7 @@ static int run_query(kt_db *db, const char *what, const char *format,
         return kt_db_list(db, f, row_text, NULL, diag);
     if (strcmp(format, "csv") == 0) {
         puts("created,device,kernel,source_hash,problem,config,status,time_ms,"
-             "min_ms,spread,compile_ms,energy_j,power_w,reps,detail");
+             "min_ms,spread,compile_ms,energy_j,power_w,sm_clock_mhz,reps,detail");
         return kt_db_list(db, f, row_csv, NULL, diag);
     }
     json_object *doc = json_object_new_object(), *results = json_object_new_array();

@@ -109,6 +109,9 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
             json_object_object_add(o, "energy_j", json_object_new_double(r->energy_j));
             json_object_object_add(o, "power_w", json_object_new_double(r->power_w));
         }
+        if (r->sm_clock_mhz > 0)
+            json_object_object_add(o, "sm_clock_mhz",
+                                   json_object_new_double(r->sm_clock_mhz));
     }
     return o;
 }
@@ -168,6 +171,8 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r)
         printf(", %.1f GFLOP/s", g);
     if (isfinite(r->best.energy_j))
         printf(", %.4g J per call at %.0f W", r->best.energy_j, r->best.power_w);
+    if (r->best.sm_clock_mhz > 0)
+        printf(", SM clock %.0f MHz", r->best.sm_clock_mhz);
     printf("\n");
     const kt_result *d = &r->default_result;
     if (d->status == KT_STATUS_OK) {

@@ -188,6 +188,12 @@ static double energy(const kt_worker *w)
     return w->be->energy_j ? w->be->energy_j(w->be_ctx) : kt_cpu_energy_j();
 }
 
+/* The device clock now (MHz), 0 when the backend cannot tell. */
+static double clock_now(const kt_worker *w)
+{
+    return w->be->clock_mhz ? w->be->clock_mhz(w->be_ctx) : 0;
+}
+
 /* Calls per sample: enough that one sample lasts about MIN_SAMPLE_MS, so
  * the clock's own cost (tens of nanoseconds) stays out of short kernels'
  * times. */
@@ -205,8 +211,8 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     int inner = warm >= MIN_SAMPLE_MS ? 1
                 : warm <= MIN_SAMPLE_MS / 10000 ? 10000
                                                 : (int)ceil(MIN_SAMPLE_MS / warm);
-    double e0 = energy(ch->w), t0 = kt_now(), total_ms = 0;
-    int reps = 0;
+    double e0 = energy(ch->w), t0 = kt_now(), total_ms = 0, mhz = 0;
+    int reps = 0, nclock = 0;
     kt_summary s;
     for (;;) {
         int k = o->max_reps - reps < 5 ? o->max_reps - reps : 5;
@@ -215,6 +221,9 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
         for (int i = 0; i < k; i++)
             total_ms += times[reps + i] * inner;
         reps += k;
+        double now = clock_now(ch->w); /* right after the batch: still its clock */
+        mhz += now;
+        nclock += now > 0;
         memcpy(sorted, times, (size_t)reps * sizeof *sorted);
         s = kt_summarize(sorted, (size_t)reps);
         bool enough = reps >= o->min_reps && total_ms >= o->min_time_s * 1e3;
@@ -230,6 +239,7 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     r->reps = reps;
     r->energy_j = joules / ((double)reps * inner);
     r->power_w = joules / wall;
+    r->sm_clock_mhz = nclock ? mhz / nclock : 0;
 }
 
 static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,

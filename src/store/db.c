@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define KT_DB_APP_ID 0x6b74756e /* "ktun" */
-#define KT_DB_VERSION 1
+#define KT_DB_VERSION 2
 
 static const char SCHEMA[] =
     "CREATE TABLE device("
@@ -43,6 +43,7 @@ static const char SCHEMA[] =
     "  detail TEXT NOT NULL DEFAULT '',"
     "  time_ms REAL, min_ms REAL, spread REAL, reps INTEGER,"
     "  compile_ms REAL, energy_j REAL, power_w REAL, max_error REAL,"
+    "  sm_clock_mhz REAL,"
     "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
     "  UNIQUE(device_id, problem_id, config));";
 
@@ -60,12 +61,13 @@ static const char *const SQL[ST_N] = {
     [ST_PROBLEM_GET] = "SELECT id FROM problem WHERE kernel_id = ?1 AND key = ?2",
     [ST_PROBLEM_PUT] = "INSERT INTO problem(kernel_id, key) VALUES (?1, ?2)",
     [ST_LOOKUP] = "SELECT status, signal, detail, time_ms, min_ms, spread, reps,"
-                  " compile_ms, energy_j, power_w, max_error FROM measurement"
+                  " compile_ms, energy_j, power_w, max_error, sm_clock_mhz FROM measurement"
                   " WHERE device_id = ?1 AND problem_id = ?2 AND config = ?3",
     [ST_RECORD] = "INSERT OR IGNORE INTO measurement(device_id, problem_id, config,"
                   " status, signal, detail, time_ms, min_ms, spread, reps,"
-                  " compile_ms, energy_j, power_w, max_error)"
-                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                  " compile_ms, energy_j, power_w, max_error, sm_clock_mhz)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                  " ?15)",
     [ST_COUNT] = "SELECT count(*) FROM measurement WHERE device_id = ?1 AND problem_id = ?2",
 };
 
@@ -105,7 +107,9 @@ static int exec(kt_db *db, const char *sql, kt_diag *diag)
     return KT_EDB;
 }
 
-static int create_schema(kt_db *db, kt_diag *diag)
+/* Run sql, then stamp the file with our id and version, in one
+ * transaction. */
+static int write_schema(kt_db *db, const char *sql, kt_diag *diag)
 {
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas,
@@ -113,7 +117,7 @@ static int create_schema(kt_db *db, kt_diag *diag)
              KT_DB_APP_ID, KT_DB_VERSION);
     int rc = exec(db, "BEGIN IMMEDIATE", diag);
     if (rc == KT_OK)
-        rc = exec(db, SCHEMA, diag);
+        rc = exec(db, sql, diag);
     if (rc == KT_OK)
         rc = exec(db, pragmas, diag);
     if (rc == KT_OK)
@@ -122,6 +126,9 @@ static int create_schema(kt_db *db, kt_diag *diag)
         exec(db, "ROLLBACK", NULL);
     return rc;
 }
+
+/* Version 1 lacked the SM clock; its rows read it as unknown. */
+static const char UPGRADE_1[] = "ALTER TABLE measurement ADD COLUMN sm_clock_mhz REAL;";
 
 /* Accept an empty file (create the schema) or one of ours of a version we
  * know; refuse everything else. */
@@ -135,10 +142,12 @@ static int check_schema(kt_db *db, kt_diag *diag)
         pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables) != KT_OK)
         return db_error(db, diag, "cannot read the schema");
     if (app == 0 && version == 0 && tables == 0)
-        return create_schema(db, diag);
+        return write_schema(db, SCHEMA, diag);
     if (app != KT_DB_APP_ID)
         return kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (an SQLite file "
                        "of another application)", db->path);
+    if (version == 1)
+        return write_schema(db, UPGRADE_1, diag);
     if (version != KT_DB_VERSION)
         return kt_fail(diag, KT_EFORMAT, "%s: schema version %d is not supported "
                        "(this ktune reads version %d)", db->path, version,
@@ -302,7 +311,7 @@ static void bind_real(sqlite3_stmt *st, int col, double v)
         sqlite3_bind_double(st, col, v);
 }
 
-/* Read the 11 result columns that start at col (the order of ST_LOOKUP). */
+/* Read the 12 result columns that start at col (the order of ST_LOOKUP). */
 static void read_result(sqlite3_stmt *st, int col, kt_result *r)
 {
     *r = (kt_result){0};
@@ -320,6 +329,7 @@ static void read_result(sqlite3_stmt *st, int col, kt_result *r)
     r->energy_j = column_real(st, col + 8);
     r->power_w = column_real(st, col + 9);
     r->max_error = column_real(st, col + 10);
+    r->sm_clock_mhz = sqlite3_column_double(st, col + 11); /* NULL reads 0: unknown */
 }
 
 int kt_db_lookup(kt_db *db, int64_t device, int64_t problem, const char *config,
@@ -360,6 +370,7 @@ int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
     bind_real(st, 12, r->energy_j);
     bind_real(st, 13, r->power_w);
     bind_real(st, 14, r->max_error);
+    bind_real(st, 15, r->sm_clock_mhz > 0 ? r->sm_clock_mhz : NAN);
     return step_done(db, st, diag, "cannot store the measurement");
 }
 
@@ -386,7 +397,7 @@ int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n, kt_diag 
 #define ROW_COLUMNS                                                           \
     "d.name, k.name, k.source_hash, p.key, m.config, m.created, m.status,"   \
     " m.signal, m.detail, m.time_ms, m.min_ms, m.spread, m.reps,"            \
-    " m.compile_ms, m.energy_j, m.power_w, m.max_error"
+    " m.compile_ms, m.energy_j, m.power_w, m.max_error, m.sm_clock_mhz"
 #define ROW_FROM                                                              \
     " FROM measurement m JOIN device d ON d.id = m.device_id"                \
     " JOIN problem p ON p.id = m.problem_id JOIN kernel k ON k.id = p.kernel_id" \
