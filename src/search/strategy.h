@@ -6,6 +6,13 @@
  * measuring) and reports each outcome back (observe).  Strategies only
  * ever propose valid configurations, and are deterministic for a seed.
  * Budgets are enforced by the tuner, not by strategies.
+ *
+ * Observation contract: every configuration of a batch is observed before
+ * the next propose call, except one the run evaluated before (it was
+ * observed then, and is not evaluated or observed again) and except when
+ * the budget runs out (the run then ends).  Configurations the strategy did
+ * not propose are observed too (the default configuration, evaluated
+ * first).
  */
 #ifndef KT_STRATEGY_H
 #define KT_STRATEGY_H
@@ -16,6 +23,10 @@
 
 typedef struct kt_strategy_opts {
     uint64_t seed;
+    /* Evaluations the run allows, the default configuration's included;
+     * the space size when only time (or nothing) limits the run.  A hint
+     * for schedules (annealing temperature): the tuner enforces it. */
+    uint64_t budget;
 } kt_strategy_opts;
 
 typedef struct kt_strategy {

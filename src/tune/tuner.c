@@ -107,7 +107,8 @@ static int setup(run *r)
     if (!(r->be = kt_backend_for(spec->language)))
         return kt_fail(r->diag, KT_EBACKEND, "%s: no backend here runs this kernel's "
                        "language", spec->path);
-    kt_strategy_opts so = {.seed = r->opts->seed};
+    apply_budget(r);
+    kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit};
     if ((rc = r->be->open(spec, &r->opts->backend, &r->be_ctx, r->diag)) ||
         (rc = open_store(r)))
         return rc;
@@ -115,7 +116,6 @@ static int setup(run *r)
     if (rc != KT_OK)
         return kt_fail(r->diag, rc, "strategy '%s' failed to start: %s", name,
                        kt_strerror(rc));
-    apply_budget(r);
     return KT_OK;
 }
 
