@@ -5,10 +5,12 @@
 
 extern const kt_strategy kt_strategy_brute_force;
 extern const kt_strategy kt_strategy_random;
+extern const kt_strategy kt_strategy_local_search;
 
 static const kt_strategy *const REGISTRY[] = {
     &kt_strategy_brute_force,
     &kt_strategy_random,
+    &kt_strategy_local_search,
 };
 
 size_t kt_strategy_count(void) { return sizeof REGISTRY / sizeof REGISTRY[0]; }
