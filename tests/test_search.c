@@ -12,6 +12,7 @@
 /* The strategies that search (brute_force and random do not learn). */
 static const char *const SEARCHERS[] = {
     "local_search",
+    "annealing",
 };
 
 #define P(name, values) "{\"Name\": \"" name "\", \"Type\": \"int\", \"Values\": \"" values "\", \"Default\": 0}"

@@ -111,6 +111,11 @@ void kt_history_observe(kt_history *h, const uint16_t *cfg, const kt_result *r)
     set_known(h, s, kt_result_cost(r));
 }
 
+void kt_history_observe_state(void *state, const uint16_t *cfg, const kt_result *r)
+{
+    kt_history_observe(state, cfg, r);
+}
+
 bool kt_history_cost(const kt_history *h, uint64_t idx, double *cost)
 {
     const kt_history_slot *s = slot_find(h, idx);

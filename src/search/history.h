@@ -45,6 +45,9 @@ double kt_result_cost(const kt_result *r);
  * An allocation failure sets h->oom; the next batch reports KT_ENOMEM. */
 void kt_history_observe(kt_history *h, const uint16_t *cfg, const kt_result *r);
 
+/* A strategy's observe when its state begins with its kt_history. */
+void kt_history_observe_state(void *state, const uint16_t *cfg, const kt_result *r);
+
 /* The cost of configuration idx when it was observed. */
 bool kt_history_cost(const kt_history *h, uint64_t idx, double *cost);
 /* The same, by configuration; false also for one outside the space. */

@@ -6,11 +6,13 @@
 extern const kt_strategy kt_strategy_brute_force;
 extern const kt_strategy kt_strategy_random;
 extern const kt_strategy kt_strategy_local_search;
+extern const kt_strategy kt_strategy_annealing;
 
 static const kt_strategy *const REGISTRY[] = {
     &kt_strategy_brute_force,
     &kt_strategy_random,
     &kt_strategy_local_search,
+    &kt_strategy_annealing,
 };
 
 size_t kt_strategy_count(void) { return sizeof REGISTRY / sizeof REGISTRY[0]; }
