@@ -84,6 +84,12 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     compile_sample("kernels/gemm/gemm-cuda.json", NULL, 10);
     compile_sample("kernels/gemm/gemm-f16-cuda.json", NULL, 10);
     compile_sample("kernels/gemm/gemm-bf16-cuda.json", "M=1000,N=1003,K=517", 4);
+    compile_sample("kernels/conv/conv-igemm-cuda.json", NULL, 10);
+    /* a 1x1 layer: the space adds the float4 (VEC=4) path */
+    compile_sample("kernels/conv/conv-igemm-cuda.json", "C=256,K=64,R=1,S=1,pad=0", 10);
+    compile_sample("kernels/conv/conv-direct-cuda.json", NULL, 10);
+    compile_sample("kernels/conv/conv-direct-cuda.json", "H=14,W=14,R=1,S=1,stride=2,pad=0",
+                   4);
 }
 
 static void test_broken_kernel_is_a_compile_error(void)
@@ -123,6 +129,60 @@ static void test_broken_kernel_is_a_compile_error(void)
     kt_spec_free(spec);
 }
 
+/* The streamed interface: each configuration comes back exactly once with
+ * the same outcome as a batch compile, and ending a job early stops the
+ * pool without waiting for the rest. */
+static void test_streamed_builds_arrive_once_each(void)
+{
+    if (!have_nvrtc())
+        return;
+    kt_spec *spec;
+    kt_problem prob;
+    kt_space *space;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(kt_test_path("kernels/conv/conv-igemm-cuda.json"), NULL, NULL,
+                       &spec, &d) == KT_OK);
+    CHECK(kt_problem_parse(spec, NULL, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
+    CHECK(kt_space_build(space, 1 << 20, &d) == KT_OK);
+    const kt_backend *be = kt_backend_find("cuda");
+    kt_backend_opts o = {.cache_dir = cache_dir(), .jobs = 2, .arch = "sm_90"};
+    void *ctx, *job;
+    CHECK(be->open(spec, &o, &ctx, &d) == KT_OK);
+    enum { n = 5 };
+    const uint16_t *list[n];
+    for (size_t i = 0; i < n; i++)
+        list[i] = kt_space_at(space, i * 7);
+    CHECK(be->compile_start(ctx, list, n, &job, &d) == KT_OK);
+    int seen[n] = {0};
+    size_t idx;
+    kt_build b;
+    for (size_t k = 0; k < n; k++) {
+        CHECK(be->compile_next(job, &idx, &b, &d) == KT_OK);
+        CHECK(idx < n && !seen[idx]);
+        seen[idx] = 1;
+        CHECK(b.status == KT_STATUS_OK && b.artifact != NULL);
+        kt_builds_clear(&b, 1);
+    }
+    CHECK(be->compile_next(job, &idx, &b, &d) == KT_EDONE);
+    be->compile_end(job);
+    /* a fresh cache: nothing is cached, so the job is still busy when ended */
+    char fresh[160];
+    snprintf(fresh, sizeof fresh, "%s/fresh", cache_dir());
+    void *ctx2;
+    kt_backend_opts o2 = {.cache_dir = fresh, .jobs = 1, .arch = "sm_90"};
+    CHECK(be->open(spec, &o2, &ctx2, &d) == KT_OK);
+    CHECK(be->compile_start(ctx2, list, n, &job, &d) == KT_OK);
+    double t0 = kt_now();
+    be->compile_end(job);
+    CHECK(kt_now() - t0 < 1.0);
+    be->close(ctx2);
+    be->close(ctx);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+}
+
 static void test_tuning_without_a_device_is_a_clear_error(void)
 {
     kt_cuda_api cu;
@@ -150,6 +210,7 @@ static void test_tuning_without_a_device_is_a_clear_error(void)
 static const kt_test TESTS[] = {
     KT_T(test_shipped_cuda_kernels_compile_for_sm90),
     KT_T(test_broken_kernel_is_a_compile_error),
+    KT_T(test_streamed_builds_arrive_once_each),
     KT_T(test_tuning_without_a_device_is_a_clear_error),
 };
 KT_TEST_MAIN(TESTS)

@@ -49,6 +49,16 @@ typedef struct kt_backend {
      * failure of the call. */
     int (*compile)(void *ctx, const uint16_t *const *cfgs, size_t n,
                    kt_build *builds, kt_diag *diag);
+    /* Optional (NULL where the backend has none): the same batch streamed,
+     * so the tuner can measure one configuration while the others still
+     * compile.  compile_start begins (cfgs stays valid until compile_end);
+     * compile_next blocks until some configuration is built and gives its
+     * index and build (the caller owns the artifact), KT_EDONE once all
+     * were given; compile_end stops what is left and frees the job. */
+    int (*compile_start)(void *ctx, const uint16_t *const *cfgs, size_t n, void **job,
+                         kt_diag *diag);
+    int (*compile_next)(void *job, size_t *index, kt_build *build, kt_diag *diag);
+    void (*compile_end)(void *job);
 
     /* worker side */
     /* Load a compiled configuration.  slots holds the spec's expression

@@ -11,11 +11,11 @@
  */
 #include "backend/backend.h"
 #include "backend/cuda_api.h"
+#include "backend/nvrtc.h"
 #include "core/util.h"
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +38,7 @@ typedef struct cuda_ctx {
     char arch[16];            /* "sm_90" */
     char *cache_dir;
     int jobs;
+    kt_nvrtc comp;            /* what the NVRTC pool reads */
     /* worker side, set up lazily in the child */
     kt_cuda_api cu;
     bool ready;
@@ -138,6 +139,8 @@ static int cuda_open(const kt_spec *spec, const kt_backend_opts *opts, void **ou
         snprintf(c->arch, sizeof c->arch, "sm_%d%d", c->dev.cc_major, c->dev.cc_minor);
     else
         kt_strlcpy(c->arch, sizeof c->arch, "sm_90");
+    c->comp = (kt_nvrtc){.spec = spec, .api = &c->nvrtc, .arch = c->arch,
+                         .cache_dir = c->cache_dir, .jobs = c->jobs};
     *out = c;
     return KT_OK;
 }
@@ -162,234 +165,37 @@ static int cuda_device_info(void *vctx, kt_device_info *out, kt_diag *diag)
 
 /* ----------------------------------------------------------- compiling */
 
-/* The options of one compilation: architecture, the configuration's
- * defines, the spec's options.  NULL on allocation failure. */
-static char **nvrtc_options(const cuda_ctx *c, const uint16_t *cfg, size_t *n)
-{
-    const kt_spec *s = c->spec;
-    char **o = calloc(2 + s->nparams + s->ncompiler_options, sizeof *o);
-    if (!o)
-        return NULL;
-    *n = 0;
-    o[(*n)++] = kt_asprintf("--gpu-architecture=%s", c->arch);
-    for (size_t i = 0; cfg && i < s->nparams; i++)
-        o[(*n)++] = kt_asprintf("-D%s=%s", s->params[i].name, s->params[i].texts[cfg[i]]);
-    for (size_t i = 0; i < s->ncompiler_options; i++)
-        o[(*n)++] = kt_strdup(s->compiler_options[i]);
-    for (size_t i = 0; i < *n; i++)
-        if (!o[i]) {
-            for (size_t j = 0; j < *n; j++)
-                free(o[j]);
-            free(o);
-            return NULL;
-        }
-    return o;
-}
-
-/* The first line of the NVRTC log that says "error", else its first. */
-static void compile_log(cuda_ctx *c, nvrtcProgram prog, char *out, size_t n)
-{
-    size_t len = 0;
-    char *log = NULL;
-    snprintf(out, n, "NVRTC failed");
-    if (c->nvrtc.nvrtcGetProgramLogSize(prog, &len) != 0 || !(log = malloc(len + 1)))
-        return;
-    if (c->nvrtc.nvrtcGetProgramLog(prog, log) == 0) {
-        log[len] = '\0';
-        const char *line = strstr(log, "error");
-        while (line && line > log && line[-1] != '\n')
-            line--;
-        line = line ? line : log;
-        size_t l = strcspn(line, "\n");
-        if (l)
-            snprintf(out, n, "%.*s", (int)l, line);
-    }
-    free(log);
-}
-
-static bool write_file(const char *path, const void *data, size_t len)
-{
-    char *tmp = kt_asprintf("%s.%ld.tmp", path, (long)getpid());
-    FILE *f = tmp ? fopen(tmp, "wb") : NULL;
-    bool ok = f && fwrite(data, 1, len, f) == len;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0; /* never a half-written cache entry */
-    if (!ok && tmp)
-        unlink(tmp);
-    free(tmp);
-    return ok;
-}
-
-/* NVRTC source to CUBIN; b->status says whether it compiled. */
-static void nvrtc_build(cuda_ctx *c, const char *src, const char *path, char **opts,
-                        size_t nopts, kt_build *b)
-{
-    nvrtcProgram prog = NULL;
-    double t0 = kt_now();
-    b->status = KT_STATUS_COMPILE_ERROR;
-    if (c->nvrtc.nvrtcCreateProgram(&prog, src, "kernel.cu", 0, NULL, NULL) != 0) {
-        snprintf(b->detail, sizeof b->detail, "NVRTC could not create a program");
-        return;
-    }
-    size_t len = 0;
-    char *cubin = NULL;
-    if (c->nvrtc.nvrtcCompileProgram(prog, (int)nopts, (const char *const *)opts) != 0)
-        compile_log(c, prog, b->detail, sizeof b->detail);
-    else if (c->nvrtc.nvrtcGetCUBINSize(prog, &len) != 0 || !(cubin = malloc(len)) ||
-             c->nvrtc.nvrtcGetCUBIN(prog, cubin) != 0 || !write_file(path, cubin, len))
-        snprintf(b->detail, sizeof b->detail, "cannot store the compiled kernel in '%s'",
-                 path);
-    else
-        b->status = KT_STATUS_OK;
-    b->compile_ms = (kt_now() - t0) * 1e3;
-    free(cubin);
-    c->nvrtc.nvrtcDestroyProgram(&prog);
-}
-
-static void compile_one(cuda_ctx *c, const uint16_t *cfg, kt_build *b)
-{
-    const kt_spec *s = c->spec;
-    const char *src = cfg ? s->kernel_source : s->ref_source;
-    size_t nopts = 0;
-    char **opts = nvrtc_options(c, cfg, &nopts);
-    *b = (kt_build){.status = KT_STATUS_COMPILE_ERROR};
-    if (!opts) {
-        snprintf(b->detail, sizeof b->detail, "out of memory");
-        return;
-    }
-    int major = 0, minor = 0;
-    c->nvrtc.nvrtcVersion(&major, &minor);
-    uint64_t h = kt_hash(KT_HASH_INIT, &major, sizeof major);
-    h = kt_hash(h, &minor, sizeof minor);
-    h = kt_hash_str(h, src);
-    for (size_t i = 0; i < nopts; i++)
-        h = kt_hash_str(h, opts[i]);
-    char *path = kt_asprintf("%s/%016llx.cubin", c->cache_dir, (unsigned long long)h);
-    if (path && access(path, R_OK) == 0)
-        b->status = KT_STATUS_OK; /* cached */
-    else if (path)
-        nvrtc_build(c, src, path, opts, nopts, b);
-    if (b->status == KT_STATUS_OK)
-        b->artifact = path;
-    else
-        free(path);
-    for (size_t i = 0; i < nopts; i++)
-        free(opts[i]);
-    free(opts);
-}
-
-/* A batch compiled by jobs threads (NVRTC is thread-safe). */
-typedef struct batch {
-    cuda_ctx *c;
-    const uint16_t *const *cfgs;
-    kt_build *builds;
-    size_t n, next;
-    pthread_mutex_t lock;
-} batch;
-
-static void *compile_thread(void *arg)
-{
-    batch *b = arg;
-    for (;;) {
-        pthread_mutex_lock(&b->lock);
-        size_t i = b->next++;
-        pthread_mutex_unlock(&b->lock);
-        if (i >= b->n)
-            return NULL;
-        compile_one(b->c, b->cfgs[i], &b->builds[i]);
-    }
-}
-
-/* Compile the batch on jobs threads, in this process. */
-static int compile_here(cuda_ctx *c, const uint16_t *const *cfgs, size_t n,
-                        kt_build *builds)
-{
-    batch b = {.c = c, .cfgs = cfgs, .builds = builds, .n = n};
-    size_t nthreads = (size_t)c->jobs < n ? (size_t)c->jobs : n;
-    pthread_t *threads = calloc(nthreads + 1, sizeof *threads);
-    if (!threads || pthread_mutex_init(&b.lock, NULL) != 0) {
-        free(threads);
-        return KT_ENOMEM;
-    }
-    size_t started = 0;
-    while (started < nthreads &&
-           pthread_create(&threads[started], NULL, compile_thread, &b) == 0)
-        started++;
-    if (started == 0)
-        compile_thread(&b); /* no thread could start: compile here */
-    for (size_t i = 0; i < started; i++)
-        pthread_join(threads[i], NULL);
-    pthread_mutex_destroy(&b.lock);
-    free(threads);
-    return KT_OK;
-}
-
-/* One build as it crosses the pipe from the compiling child. */
-typedef struct wire_build {
-    int status;
-    double compile_ms;
-    char detail[256];
-    char artifact[4096];
-} wire_build;
-
-static void compile_child(cuda_ctx *c, const uint16_t *const *cfgs, size_t n,
-                          kt_build *builds, int fd)
-{
-    int rc = compile_here(c, cfgs, n, builds);
-    for (size_t i = 0; i < n; i++) {
-        wire_build w = {.status = rc == KT_OK ? (int)builds[i].status
-                                              : KT_STATUS_COMPILE_ERROR,
-                        .compile_ms = builds[i].compile_ms};
-        kt_strlcpy(w.detail, sizeof w.detail, rc == KT_OK ? builds[i].detail
-                                                          : "out of memory");
-        kt_strlcpy(w.artifact, sizeof w.artifact,
-                   builds[i].artifact ? builds[i].artifact : "");
-        if (write(fd, &w, sizeof w) != (ssize_t)sizeof w)
-            _exit(1);
-    }
-    _exit(0);
-}
-
-/* NVRTC runs in a child process: a process that has compiled with NVRTC
- * can no longer fork a worker whose cuInit succeeds (seen on the H100,
- * CUDA 13: "initialization error"), so the tuner stays clean. */
+/* A batch: the pool's builds, in the order of cfgs. */
 static int cuda_compile(void *vctx, const uint16_t *const *cfgs, size_t n,
                         kt_build *builds, kt_diag *diag)
 {
     cuda_ctx *c = vctx;
-    int fds[2];
+    kt_nvrtc_job *job;
     memset(builds, 0, n * sizeof *builds);
-    if (pipe(fds) != 0)
-        return kt_fail(diag, KT_EBACKEND, "cannot create a pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        compile_child(c, cfgs, n, builds, fds[1]);
-    }
-    close(fds[1]);
-    int rc = pid < 0 ? kt_fail(diag, KT_EBACKEND, "cannot fork the compiler: %s",
-                               strerror(errno))
-                     : KT_OK;
-    for (size_t i = 0; rc == KT_OK && i < n; i++) {
-        wire_build w;
-        kt_build *b = &builds[i];
-        b->status = KT_STATUS_COMPILE_ERROR;
-        if (!kt_read_all(fds[0], &w, sizeof w)) {
-            snprintf(b->detail, sizeof b->detail, "the NVRTC process died");
-            continue;
-        }
-        b->status = (kt_status)w.status;
-        b->compile_ms = w.compile_ms;
-        kt_strlcpy(b->detail, sizeof b->detail, w.detail);
-        if (w.artifact[0] && !(b->artifact = kt_strdup(w.artifact)))
-            rc = kt_fail(diag, KT_ENOMEM, "out of memory");
-    }
-    close(fds[0]);
-    if (pid > 0)
-        waitpid(pid, NULL, 0);
+    int rc = kt_nvrtc_start(&c->comp, cfgs, n, &job, diag);
+    size_t i;
+    kt_build b;
+    while (rc == KT_OK && (rc = kt_nvrtc_next(job, &i, &b, diag)) == KT_OK)
+        builds[i] = b;
+    if (rc == KT_EDONE)
+        rc = KT_OK;
+    kt_nvrtc_end(job);
     return rc;
 }
+
+static int cuda_compile_start(void *vctx, const uint16_t *const *cfgs, size_t n,
+                              void **job, kt_diag *diag)
+{
+    cuda_ctx *c = vctx;
+    return kt_nvrtc_start(&c->comp, cfgs, n, (kt_nvrtc_job **)job, diag);
+}
+
+static int cuda_compile_next(void *job, size_t *index, kt_build *build, kt_diag *diag)
+{
+    return kt_nvrtc_next(job, index, build, diag);
+}
+
+static void cuda_compile_end(void *job) { kt_nvrtc_end(job); }
 
 /* --------------------------------------------------------- worker side */
 
@@ -607,6 +413,9 @@ const kt_backend kt_backend_cuda = {
     .close = cuda_close,
     .device = cuda_device_info,
     .compile = cuda_compile,
+    .compile_start = cuda_compile_start,
+    .compile_next = cuda_compile_next,
+    .compile_end = cuda_compile_end,
     .load = cuda_load,
     .unload = cuda_unload,
     .buffer_new = cuda_buffer_new,

@@ -187,34 +187,68 @@ static bool budget_left(const run *r)
     return r->rep->measured + r->rep->cached < r->limit && kt_now() < r->deadline;
 }
 
-/* Measure n configurations that are not in the database: compile them
- * together, then time them one by one. */
-static int measure(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
+/* One built configuration: measured in the worker, or its compile error
+ * recorded. */
+static int measure_one(run *r, const uint16_t *cfg, const char *key, const kt_build *b)
+{
+    kt_result res = {.status = KT_STATUS_COMPILE_ERROR, .time_ms = NAN, .min_ms = NAN,
+                     .spread = NAN, .energy_j = NAN, .power_w = NAN};
+    int rc = KT_OK;
+    if (b->status == KT_STATUS_OK) {
+        if (!r->worker)
+            rc = start_worker(r);
+        if (rc == KT_OK)
+            rc = kt_worker_eval(r->worker, b->artifact, cfg, &res, r->diag);
+    } else {
+        kt_strlcpy(res.detail, sizeof res.detail, b->detail);
+    }
+    res.compile_ms = b->compile_ms;
+    return rc == KT_OK ? record(r, cfg, key, &res, false) : rc;
+}
+
+/* Compile the n configurations together, then measure them in order. */
+static int measure_batch(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
 {
     kt_build *builds = calloc(n, sizeof *builds);
     if (!builds)
         return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    double t0 = kt_now();
     int rc = r->be->compile(r->be_ctx, cfgs, n, builds, r->diag);
-    for (size_t i = 0; rc == KT_OK && i < n && budget_left(r); i++) {
-        kt_result res = {.status = KT_STATUS_COMPILE_ERROR, .time_ms = NAN,
-                         .min_ms = NAN, .spread = NAN, .energy_j = NAN,
-                         .power_w = NAN};
-        if (builds[i].status == KT_STATUS_OK) {
-            if (!r->worker)
-                rc = start_worker(r);
-            if (rc == KT_OK)
-                rc = kt_worker_eval(r->worker, builds[i].artifact, cfgs[i], &res,
-                                    r->diag);
-        } else {
-            kt_strlcpy(res.detail, sizeof res.detail, builds[i].detail);
-        }
-        res.compile_ms = builds[i].compile_ms;
-        if (rc == KT_OK)
-            rc = record(r, cfgs[i], keys[i], &res, false);
-    }
+    r->rep->compile_wait_s += kt_now() - t0;
+    for (size_t i = 0; rc == KT_OK && i < n && budget_left(r); i++)
+        rc = measure_one(r, cfgs[i], keys[i], &builds[i]);
     kt_builds_clear(builds, n);
     free(builds);
     return rc;
+}
+
+/* Measure each configuration as soon as it is built, while the backend
+ * compiles the others (the GPU measures, the CPUs compile). */
+static int measure_streamed(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
+{
+    void *job = NULL;
+    int rc = r->be->compile_start(r->be_ctx, cfgs, n, &job, r->diag);
+    while (rc == KT_OK && budget_left(r)) {
+        size_t i = 0;
+        kt_build b = {0};
+        double t0 = kt_now();
+        rc = r->be->compile_next(job, &i, &b, r->diag);
+        r->rep->compile_wait_s += kt_now() - t0;
+        if (rc == KT_OK)
+            rc = measure_one(r, cfgs[i], keys[i], &b);
+        kt_builds_clear(&b, 1);
+    }
+    if (job)
+        r->be->compile_end(job);
+    return rc == KT_EDONE ? KT_OK : rc;
+}
+
+/* Measure n configurations that are not in the database. */
+static int measure(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
+{
+    if (r->be->compile_start && !r->opts->no_overlap)
+        return measure_streamed(r, cfgs, keys, n);
+    return measure_batch(r, cfgs, keys, n);
 }
 
 /* Evaluate a batch of proposals: answer what the database knows, measure

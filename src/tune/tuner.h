@@ -4,8 +4,9 @@
  * Each proposed configuration is answered from the results database when
  * it was measured before on this device for this kernel source and problem
  * (so an interrupted run resumes); otherwise it is compiled (several at a
- * time) and measured in the isolated worker, and its result is committed
- * before the next one starts.  The default configuration is evaluated
+ * time; where the backend streams builds, each is measured as soon as it is
+ * built while the rest still compile) and measured in the isolated worker,
+ * and its result is committed before the next one starts.  The default configuration is evaluated
  * first, so the report can give the speed-up over it.
  */
 #ifndef KT_TUNER_H
@@ -38,6 +39,9 @@ typedef struct kt_tune_opts {
     kt_measure_opts measure;
     kt_progress_fn progress;
     void *progress_user;
+    bool no_overlap;        /* compile a whole batch before measuring any of it
+                               (default: measure each configuration as soon as
+                               it is built, where the backend streams builds) */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
@@ -48,6 +52,7 @@ typedef struct kt_tune_report {
     uint64_t cached;        /* answered from the database */
     uint64_t by_status[KT_STATUS_COUNT];  /* this run's outcomes */
     double seconds;
+    double compile_wait_s;  /* of which spent waiting for the compiler */
     double flops;           /* per kernel call; NAN without FlopCount */
     char *best_config;      /* NULL when nothing succeeded */
     kt_result best;
