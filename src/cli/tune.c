@@ -27,6 +27,12 @@ static const char USAGE[] =
     "  --jobs N            parallel compilations (default: number of CPUs)\n"
     "  --timeout S         limit for one configuration's evaluation (default 30)\n"
     "  --cache DIR         compiled-kernel cache (default .ktune-cache)\n"
+    "  --energy-window S   run each configuration at least S seconds for its\n"
+    "                      energy reading, where energy is readable (default 0.3;\n"
+    "                      0: no energy)\n"
+    "  --no-overlap        compile each batch fully before measuring it (default:\n"
+    "                      a GPU measures each configuration as soon as it is\n"
+    "                      built while the others compile)\n"
     "  --json              print one JSON object on stdout instead of text\n"
     "  --help              this text\n";
 
@@ -126,6 +132,7 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r)
     json_object_object_add(o, "measured", json_object_new_int64((int64_t)r->measured));
     json_object_object_add(o, "cached", json_object_new_int64((int64_t)r->cached));
     json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
+    json_object_object_add(o, "compile_wait_s", json_object_new_double(r->compile_wait_s));
     json_object *counts = json_object_new_object();
     for (int s = 0; s < KT_STATUS_COUNT; s++)
         json_object_object_add(counts, kt_status_name((kt_status)s),
@@ -218,7 +225,8 @@ static int parse_options(int argc, char **argv, kt_tune_opts *o, bool *json,
         {"db", required_argument, 0, 'd'},      {"seed", required_argument, 0, 'S'},
         {"jobs", required_argument, 0, 'j'},    {"timeout", required_argument, 0, 'T'},
         {"cache", required_argument, 0, 'c'},   {"json", no_argument, 0, 'J'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"no-overlap", no_argument, 0, 'O'},    {"help", no_argument, 0, 'h'},
+        {"energy-window", required_argument, 0, 'E'}, {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     uint64_t u;
     double d;
@@ -243,6 +251,14 @@ static int parse_options(int argc, char **argv, kt_tune_opts *o, bool *json,
                   break;
         case 'c': o->backend.cache_dir = optarg; break;
         case 'J': *json = true; break;
+        case 'O': o->no_overlap = true; break;
+        case 'E':
+            rc = cli_parse_double("tune", "--energy-window", optarg,
+                                  &o->measure.energy_window_s);
+            if (rc == CLI_OK && !(o->measure.energy_window_s >= 0 &&
+                                  o->measure.energy_window_s <= 60))
+                rc = cli_usage_error("tune", "--energy-window must be 0 to 60 seconds");
+            break;
         case 'h': print_usage(); return -1;
         default: return CLI_USAGE;
         }

@@ -57,7 +57,7 @@ kt_measure_opts kt_measure_defaults(void)
 {
     return (kt_measure_opts){.min_reps = 5, .max_reps = 200, .min_time_s = 0.2,
                              .max_time_s = 3.0, .max_spread = 0.05,
-                             .timeout_s = 30.0, .seed = 1};
+                             .energy_window_s = 0.3, .timeout_s = 30.0, .seed = 1};
 }
 
 /* ====================================================== child (worker) */
@@ -188,42 +188,46 @@ static double energy(const kt_worker *w)
     return w->be->energy_j ? w->be->energy_j(w->be_ctx) : kt_cpu_energy_j();
 }
 
-/* The device clock now (MHz), 0 when the backend cannot tell. */
-static double clock_now(const kt_worker *w)
+/* The device clock's mean over the samples taken (MHz; 0 if none). */
+typedef struct clock_avg {
+    double sum;
+    int n;
+} clock_avg;
+
+/* Read the clock right after a batch: the device still runs at the clock
+ * the batch ran at. */
+static void sample_clock(const kt_worker *w, clock_avg *c)
 {
-    return w->be->clock_mhz ? w->be->clock_mhz(w->be_ctx) : 0;
+    double mhz = w->be->clock_mhz ? w->be->clock_mhz(w->be_ctx) : 0;
+    c->sum += mhz;
+    c->n += mhz > 0;
 }
 
 /* Calls per sample: enough that one sample lasts about MIN_SAMPLE_MS, so
  * the clock's own cost (tens of nanoseconds) stays out of short kernels'
  * times. */
 #define MIN_SAMPLE_MS 0.05
+/* Calls per batch of the energy window: about this long each. */
+#define ENERGY_BATCH_MS 20.0
 
-/* Repeat in batches until the timing is stable or a limit is reached.
- * ch->times holds the samples, then as many slots to sort a copy in. */
-static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
+/* Repeat in batches of samples until the timing is stable or a limit is
+ * reached; r gets the statistics.  ch->times holds the samples, then as
+ * many slots to sort a copy in.  Returns the calls made, 0 on failure. */
+static double time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
+                           kt_result *r, kt_diag *diag)
 {
     const kt_measure_opts *o = &ch->w->opts;
-    double *times = ch->times, *sorted = ch->times + o->max_reps;
-    double warm;
-    if (run_protected(ch, kernel, 1, 1, &warm, diag) != KT_OK)
-        return;
-    int inner = warm >= MIN_SAMPLE_MS ? 1
-                : warm <= MIN_SAMPLE_MS / 10000 ? 10000
-                                                : (int)ceil(MIN_SAMPLE_MS / warm);
-    double e0 = energy(ch->w), t0 = kt_now(), total_ms = 0, mhz = 0;
-    int reps = 0, nclock = 0;
+    double *times = ch->times, *sorted = ch->times + o->max_reps, total_ms = 0;
+    int reps = 0;
     kt_summary s;
     for (;;) {
         int k = o->max_reps - reps < 5 ? o->max_reps - reps : 5;
         if (run_protected(ch, kernel, k, inner, times + reps, diag) != KT_OK)
-            return;
+            return 0;
         for (int i = 0; i < k; i++)
             total_ms += times[reps + i] * inner;
         reps += k;
-        double now = clock_now(ch->w); /* right after the batch: still its clock */
-        mhz += now;
-        nclock += now > 0;
+        sample_clock(ch->w, clk);
         memcpy(sorted, times, (size_t)reps * sizeof *sorted);
         s = kt_summarize(sorted, (size_t)reps);
         bool enough = reps >= o->min_reps && total_ms >= o->min_time_s * 1e3;
@@ -231,15 +235,55 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
             (enough && s.spread <= o->max_spread))
             break;
     }
-    double joules = energy(ch->w) - e0, wall = kt_now() - t0;
-    r->status = KT_STATUS_OK;
     r->time_ms = s.median;
     r->min_ms = s.min;
     r->spread = s.spread;
     r->reps = reps;
-    r->energy_j = joules / ((double)reps * inner);
-    r->power_w = joules / wall;
-    r->sm_clock_mhz = nclock ? mhz / nclock : 0;
+    return (double)reps * inner;
+}
+
+/* Keep the kernel running, untimed, until the energy counter has been
+ * read across energy_window_s since t0: NVML's counter moves in steps of
+ * tens of milliseconds, so a shorter loop reads too little, often 0 J.
+ * Returns the extra calls, -1 on failure. */
+static double energy_window(child *ch, void *kernel, double t0, double ms, clock_avg *clk,
+                            kt_diag *diag)
+{
+    int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
+    double extra = 0, dummy;
+    while (kt_now() - t0 < ch->w->opts.energy_window_s) {
+        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
+            return -1;
+        extra += inner;
+        sample_clock(ch->w, clk);
+    }
+    return extra;
+}
+
+/* Time the kernel, then read its energy per call, average power and SM
+ * clock over the timed calls and the energy window together. */
+static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
+{
+    double warm;
+    if (run_protected(ch, kernel, 1, 1, &warm, diag) != KT_OK)
+        return;
+    int inner = warm >= MIN_SAMPLE_MS ? 1
+                : warm <= MIN_SAMPLE_MS / 10000 ? 10000
+                                                : (int)ceil(MIN_SAMPLE_MS / warm);
+    clock_avg clk = {0};
+    double e0 = energy(ch->w), t0 = kt_now();
+    bool want = !isnan(e0) && ch->w->opts.energy_window_s > 0;
+    double calls = time_samples(ch, kernel, inner, &clk, r, diag), extra = 0;
+    if (calls > 0 && want)
+        extra = energy_window(ch, kernel, t0, r->time_ms, &clk, diag);
+    if (calls <= 0 || extra < 0)
+        return;
+    double joules = want ? energy(ch->w) - e0 : NAN, wall = kt_now() - t0;
+    r->status = KT_STATUS_OK;
+    /* a counter that did not move measured nothing: unknown, not 0 J */
+    r->energy_j = joules > 0 ? joules / (calls + extra) : NAN;
+    r->power_w = joules > 0 ? joules / wall : NAN;
+    r->sm_clock_mhz = clk.n ? clk.sum / clk.n : 0;
 }
 
 static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
