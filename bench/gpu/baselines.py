@@ -9,25 +9,9 @@ import sys
 import torch
 import triton
 import triton.language as tl
+from timing import median_ms
 
 SIZES = [int(s) for s in sys.argv[1:]] or [1024, 2048, 4096, 8192]
-
-
-def bench(fn, reps=50):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def configs():
@@ -91,14 +75,14 @@ def main():
                          ("bf16", torch.bfloat16)):
             a = (torch.rand(n, n, device="cuda") * 2 - 1).to(dt)
             b = (torch.rand(n, n, device="cuda") * 2 - 1).to(dt)
-            ms = bench(lambda: a @ b)
+            ms = median_ms(lambda: a @ b)
             print(f"cublas {name} {n} {ms:.4f} {flop / ms / 1e9:.1f}", flush=True)
             if dt is torch.float32:
                 continue
             ref = (a.float() @ b.float())
             got = triton_mm(a, b)  # autotunes on first call
             err = ((got.float() - ref).abs().max() / ref.abs().max()).item()
-            ms = bench(lambda: triton_mm(a, b))
+            ms = median_ms(lambda: triton_mm(a, b))
             print(f"triton {name} {n} {ms:.4f} {flop / ms / 1e9:.1f} relerr={err:.2e}",
                   flush=True)
 
