@@ -25,8 +25,7 @@ static double distance(const kt_model *m, const uint16_t *x, const double *xn, s
     return d;
 }
 
-/* Indices of the k nearest training samples, nearest first. */
-static void nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
+void kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
                     size_t *idx, double *dist)
 {
     size_t have = 0;
@@ -56,7 +55,7 @@ static int knn_dist(const kt_model *m, const uint16_t *x, const double *xn, doub
         free(dist);
         return KT_ENOMEM;
     }
-    nearest(m, x, xn, k, idx, dist);
+    kt_knn_nearest(m, x, xn, k, idx, dist);
     for (size_t p = 0; p < m->nout; p++) {
         size_t v = m->out_vocab[p].n;
         for (size_t t = 0; t < v; t++)

@@ -11,7 +11,7 @@
 static const kt_method *const METHODS[] = {
     &kt_method_knn, &kt_method_naive_bayes, &kt_method_tree, &kt_method_forest,
     &kt_method_svc, &kt_method_encdec, &kt_method_attention, &kt_method_hybrid,
-    &kt_method_hybrid2,
+    &kt_method_hybrid2, &kt_method_ensemble,
 };
 
 const kt_method *kt_method_find(const char *name, uint32_t kind)

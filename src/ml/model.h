@@ -9,7 +9,8 @@
  * "naive_bayes" (naive_bayes.c), "tree" and "forest" (tree.c), "svc"
  * (svc.c); the paper's sequence models "encdec", "attention", "hybrid" and
  * "hybrid2" (seq2seq.c), whose decoders' scores may depend on the prefix
- * chosen so far (kt_query_scores takes it).  An unknown method is a clear
+ * chosen so far (kt_query_scores takes it); "ensemble" (ensemble.c), encdec
+ * mixed with a nearest-neighbour chain.  An unknown method is a clear
  * error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;

@@ -87,10 +87,16 @@ extern const kt_method kt_method_encdec;
 extern const kt_method kt_method_attention;
 extern const kt_method kt_method_hybrid;
 extern const kt_method kt_method_hybrid2;
+extern const kt_method kt_method_ensemble;
 
 /* Input f of a sample as a standardised log-scale number, or NAN when the
  * field is not numeric (or constant in training). */
 double kt_model_feature(const kt_model *m, const double *xn, size_t f);
+
+/* Indices of the k (<= m->train.n) nearest training samples to an input,
+ * nearest first, and their distances (knn.c). */
+void kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
+                    size_t *idx, double *dist);
 
 /* Turn nonnegative weights w[1..n) into smoothed log-probabilities (a
  * small floor keeps every token reachable for the constrained search). */

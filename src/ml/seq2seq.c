@@ -27,9 +27,11 @@ typedef struct seq_model {
 
 /* Defaults, close to the paper's where the 60 s budget allows.  A small
  * data set gets more epochs (and patience) so that training takes at least
- * MIN_STEPS gradient steps (MIN_PATIENCE without gain). */
+ * MIN_STEPS gradient steps (MIN_PATIENCE without gain); a large one fewer,
+ * so that it takes at most MAX_STEPS (about 45 s for encdec on machine A;
+ * no cell of gfx906_60 reaches it: 6926 samples make 60 epochs of 195). */
 enum { DEF_E = 32, DEF_H = 128, DEF_F = 32, DEF_EPOCHS = 60, DEF_PATIENCE = 6,
-       DEF_BATCH = 32, MIN_STEPS = 1000, MIN_PATIENCE = 100 };
+       DEF_BATCH = 32, MIN_STEPS = 1000, MIN_PATIENCE = 100, MAX_STEPS = 12000 };
 #define DEF_LR 2e-3
 #define DEF_DROPOUT 0.2
 #define CLIP_NORM 5.0f
@@ -194,18 +196,27 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The default number of epochs that gives at least `steps` steps. */
-static int epochs_for(const trainer *t, int def, int steps)
+/* Epochs of `steps` gradient steps (at least one). */
+static int epochs_for(const trainer *t, int steps)
 {
     size_t per = (t->ntrain + (size_t)t->B - 1) / (size_t)t->B;
-    size_t need = per ? ((size_t)steps + per - 1) / per : (size_t)def;
-    return need > (size_t)def ? (int)need : def;
+    size_t e = per ? ((size_t)steps + per - 1) / per : 1;
+    return e > 0 && e < 1000000 ? (int)e : 1;
+}
+
+/* def epochs, or as many as MIN_STEPS and MAX_STEPS ask. */
+static int default_epochs(const trainer *t)
+{
+    int lo = epochs_for(t, MIN_STEPS), hi = epochs_for(t, MAX_STEPS);
+    return DEF_EPOCHS < lo ? lo : DEF_EPOCHS > hi ? hi : DEF_EPOCHS;
 }
 
 static int train_loop(trainer *t, const kt_train_opts *o)
 {
-    int epochs = o->epochs > 0 ? o->epochs : epochs_for(t, DEF_EPOCHS, MIN_STEPS);
-    int patience = o->patience > 0 ? o->patience : epochs_for(t, DEF_PATIENCE, MIN_PATIENCE);
+    int epochs = o->epochs > 0 ? o->epochs : default_epochs(t);
+    int min_patience = epochs_for(t, MIN_PATIENCE);
+    int patience = o->patience > 0 ? o->patience
+                                   : DEF_PATIENCE > min_patience ? DEF_PATIENCE : min_patience;
     float dropout = o->dropout > 0 && o->dropout < 1 ? (float)o->dropout : (float)DEF_DROPOUT;
     kt_nn_adam adam = {.lr = (float)(o->lr > 0 ? o->lr : DEF_LR), .beta1 = 0.9f,
                        .beta2 = 0.999f, .eps = 1e-8f};
