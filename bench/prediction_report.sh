@@ -53,4 +53,26 @@ END {
             print "| " kp[1] " | " kp[2] " | " methods[i] " | " show(key, 9) " | " show(key, 10) " | " show(key, 11) " | " show(key, 12) " | " show(key, 13) " | " show(key, 7) " | " show(key, 14) " |"
         }
     }
+    # the paper: Table III hybrid-2 top-1; Table IV OPCS-BS top-10, top-100
+    split("6.53 31.52 18.93 31.34 10.00 13.66 15.43 22.22", p1, " ")
+    split("19.89 68.48 72.50 79.70 36.47 44.10 58.57 77.78", p10, " ")
+    split("40.91 87.27 95.79 91.64 71.37 73.29 91.43 95.56", p100, " ")
+    print ""
+    print "Goals of issue 3, constrained beam, means over seeds: the paper figures,"
+    print "knn and each sequence method (top-1 / top-10 perfect prediction)."
+    print ""
+    hdr = "| kernel | precision | paper top-1 / top-10 / top-100 | knn |"; sep = "| --- | --- | --- | --- |"
+    for (i = 1; i <= nm; i++) if (methods[i] != "knn") { hdr = hdr " " methods[i] " |"; sep = sep " --- |" }
+    print hdr; print sep
+    for (j = 1; j <= nc; j++) {
+        split(cells[j], kp, SUBSEP)
+        row = "| " kp[1] " | " kp[2] " | " p1[j] " / " p10[j] " / " p100[j] " |"
+        for (i = 1; i <= nm; i++) {
+            key = cells[j] SUBSEP methods[i]
+            if (methods[i] == "knn" || (key in cnt))
+                row = row " " (key in cnt ? sprintf("%.1f / %.1f", sum[key, 9] / cnt[key], sum[key, 10] / cnt[key]) : "-") " |"
+            else if (methods[i] != "knn") row = row " - |"
+        }
+        print row
+    }
 }' "$1"

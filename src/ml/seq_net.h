@@ -51,7 +51,7 @@ typedef struct seq_net {
     float *params, *grads;      /* grads NULL for inference */
     kt_nn_embed ein, eout;      /* input ids; output ids + BOS (decoders) */
     float *unum, *dunum;        /* (Tin,E) numeric-feature directions */
-    kt_nn_lstm enc, dec;        /* encdec; attention's decoder */
+    kt_nn_lstm enc, dec;        /* encdec's encoder; every feedback decoder */
     kt_nn_bilstm benc;          /* attention */
     kt_nn_attn attn;
     kt_nn_conv1d conv1, conv2;  /* hybrids */
