@@ -4,6 +4,7 @@
  * step-by-step inference of the autoregressive decoders gives the same
  * probabilities as the teacher-forced training pass. */
 #include "ml/seq_net_impl.h" /* the scratch holds the training pass's probabilities */
+#include "ml/beam.h"
 #include "test.h"
 
 /* Three fields of 3, 4 and 2 tokens in, three positions of 3, 5 and 4
@@ -150,6 +151,95 @@ static void test_inference_matches_training_pass(void)
     }
 }
 
+/* ------------------------------------- beam search against enumeration */
+
+static int infer_scores(void *user, const uint16_t *prefixes, size_t n, size_t stride,
+                        size_t pos, double *logp)
+{
+    return seq_infer_step(user, prefixes, n, stride, pos, logp);
+}
+
+/* Position 1's token differs from position 0's. */
+static bool differ(void *user, const uint16_t *prefix, size_t len)
+{
+    (void)user;
+    return len < 2 || prefix[0] != prefix[1];
+}
+
+typedef struct scored {
+    double logp;
+    uint16_t y[3];
+} scored;
+
+static int by_logp(const void *a, const void *b)
+{
+    double x = ((const scored *)a)->logp, y = ((const scored *)b)->logp;
+    return (x < y) - (x > y);
+}
+
+/* Every one of the 2 x 4 x 3 sequences scored by the teacher-forced
+ * training pass (the sum of its positions' log-probabilities), sorted;
+ * the beam search as wide as that list must return exactly it, and with
+ * the constraint exactly its valid part. */
+static void check_beam(int arch, int feedback)
+{
+    seq_net n;
+    kt_rng rng;
+    kt_rng_seed(&rng, 11);
+    seq_dims d = tiny_dims(arch);
+    d.feedback = feedback;
+    CHECK(seq_net_new(&n, &d, false) == KT_OK);
+    seq_net_init(&n, &rng);
+    seq_ws *w = seq_ws_new(&n, 1);
+    uint16_t x[3], y[3];
+    float xn[3], loss;
+    tiny_batch(&rng, 1, x, xn, y);
+    scored all[24];
+    size_t na = 0, nvalid = 0;
+    for (uint16_t a = 1; a < 3; a++)
+        for (uint16_t b = 1; b < 5; b++)
+            for (uint16_t c = 1; c < 4; c++) {
+                scored *e = &all[na++];
+                e->y[0] = a, e->y[1] = b, e->y[2] = c;
+                CHECK(seq_net_loss(&n, w, 1, x, xn, e->y, false, 0, NULL, &loss) == KT_OK);
+                e->logp = -3.0 * loss;
+            }
+    qsort(all, na, sizeof *all, by_logp);
+    for (int constrained = 0; constrained < 2; constrained++) {
+        size_t vocab[3] = {3, 5, 4}, found;
+        uint16_t out[24 * 3];
+        double lp[24];
+        seq_infer *s;
+        CHECK(seq_infer_new(&n, x, xn, &s) == KT_OK);
+        kt_beam_opts o = {.width = 24, .scores = infer_scores, .scores_user = s,
+                          .ok = constrained ? differ : NULL};
+        CHECK(kt_beam_search(3, vocab, &o, out, lp, &found) == KT_OK);
+        seq_infer_free(s);
+        size_t j = 0;
+        for (size_t i = 0; i < na; i++) {
+            if (constrained && all[i].y[0] == all[i].y[1])
+                continue;
+            CHECK(j < found);
+            CHECK(memcmp(out + j * 3, all[i].y, sizeof all[i].y) == 0);
+            CHECK_NEAR(lp[j], all[i].logp, 1e-4);
+            j++;
+        }
+        CHECK_EQ_INT(found, j);
+        nvalid = j;
+    }
+    CHECK_EQ_INT(nvalid, 24 - 2 * 3); /* (1,1,*) and (2,2,*) dropped */
+    seq_ws_free(w);
+    seq_net_free(&n);
+}
+
+static void test_beam_search_matches_enumeration(void)
+{
+    for (int arch = SEQ_ENCDEC; arch <= SEQ_HYBRID2; arch++) {
+        check_beam(arch, 0);
+        check_beam(arch, 1);
+    }
+}
+
 static void test_bad_dimensions_are_refused(void)
 {
     seq_net n;
@@ -166,6 +256,7 @@ static void test_bad_dimensions_are_refused(void)
 static const kt_test TESTS[] = {
     KT_T(test_encdec_gradients),   KT_T(test_attention_gradients),
     KT_T(test_hybrid_gradients),   KT_T(test_hybrid2_gradients),
-    KT_T(test_inference_matches_training_pass), KT_T(test_bad_dimensions_are_refused),
+    KT_T(test_inference_matches_training_pass), KT_T(test_beam_search_matches_enumeration),
+    KT_T(test_bad_dimensions_are_refused),
 };
 KT_TEST_MAIN(TESTS)
