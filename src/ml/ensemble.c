@@ -61,9 +61,8 @@ static int begin(const kt_model *m, const uint16_t *x, const double *xn, void **
     q->idx = malloc((q->k + 1) * sizeof *q->idx);
     q->w = malloc((q->k + 1) * sizeof *q->w);
     q->chain = malloc(vmax * sizeof *q->chain);
-    if (!q->idx || !q->w || !q->chain)
+    if (!q->idx || !q->w || !q->chain || kt_knn_nearest(m, x, xn, q->k, q->idx, q->w))
         return KT_ENOMEM;
-    kt_knn_nearest(m, x, xn, q->k, q->idx, q->w);
     double total = 0;
     for (size_t i = 0; i < q->k; i++)
         total += q->w[i] = 1 / (q->w[i] + 1e-6);

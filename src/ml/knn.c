@@ -10,13 +10,14 @@ typedef struct knn {
     uint32_t k;
 } knn;
 
-static double distance(const kt_model *m, const uint16_t *x, const double *xn, size_t j)
+/* From an input (tokens x, standardised features q) to training sample j. */
+static double distance(const kt_model *m, const uint16_t *x, const double *q, size_t j)
 {
     const uint16_t *tx = m->train.x + j * m->nin;
-    const double *tn = m->train.xnum + j * m->nin;
+    const double *tf = m->train_feat + j * m->nin;
     double d = 0;
     for (size_t f = 0; f < m->nin; f++) {
-        double a = kt_model_feature(m, xn, f), b = kt_model_feature(m, tn, f);
+        double a = q[f], b = tf[f];
         if (!isnan(a) && !isnan(b))
             d += (a - b) * (a - b);
         else if (isnan(a) != isnan(b) || m->scale[f] == 0)
@@ -25,12 +26,17 @@ static double distance(const kt_model *m, const uint16_t *x, const double *xn, s
     return d;
 }
 
-void kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
-                    size_t *idx, double *dist)
+int kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
+                   size_t *idx, double *dist)
 {
+    double *q = malloc((m->nin + 1) * sizeof *q);
+    if (!q)
+        return KT_ENOMEM;
+    for (size_t f = 0; f < m->nin; f++)
+        q[f] = kt_model_feature(m, xn, f);
     size_t have = 0;
     for (size_t j = 0; j < m->train.n; j++) {
-        double d = distance(m, x, xn, j);
+        double d = distance(m, x, q, j);
         if (have == k && d >= dist[k - 1])
             continue;
         size_t at = have < k ? have++ : k - 1;
@@ -42,6 +48,8 @@ void kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size
         dist[at] = d;
         idx[at] = j;
     }
+    free(q);
+    return KT_OK;
 }
 
 static int knn_dist(const kt_model *m, const uint16_t *x, const double *xn, double **logp)
@@ -50,12 +58,11 @@ static int knn_dist(const kt_model *m, const uint16_t *x, const double *xn, doub
     size_t k = s->k < m->train.n ? s->k : m->train.n;
     size_t *idx = malloc(k * sizeof *idx);
     double *dist = malloc(k * sizeof *dist);
-    if (!idx || !dist) {
+    if (!idx || !dist || kt_knn_nearest(m, x, xn, k, idx, dist) != KT_OK) {
         free(idx);
         free(dist);
         return KT_ENOMEM;
     }
-    kt_knn_nearest(m, x, xn, k, idx, dist);
     for (size_t p = 0; p < m->nout; p++) {
         size_t v = m->out_vocab[p].n;
         for (size_t t = 0; t < v; t++)

@@ -112,6 +112,17 @@ double kt_model_feature(const kt_model *m, const double *xn, size_t f)
     return (log1p(fabs(xn[f])) - m->mean[f]) * m->scale[f];
 }
 
+int kt_model_features(kt_model *m)
+{
+    size_t n = m->train.n * m->nin;
+    if (!(m->train_feat = malloc((n + 1) * sizeof *m->train_feat)))
+        return KT_ENOMEM;
+    for (size_t i = 0; i < m->train.n; i++)
+        for (size_t f = 0; f < m->nin; f++)
+            m->train_feat[i * m->nin + f] = kt_model_feature(m, m->train.xnum + i * m->nin, f);
+    return KT_OK;
+}
+
 void kt_weights_to_logp(double *w, size_t n)
 {
     const double floor_share = 1e-4;
@@ -170,6 +181,8 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
     if (rc == KT_OK)
         rc = fit_scales(m);
     if (rc == KT_OK)
+        rc = kt_model_features(m);
+    if (rc == KT_OK)
         rc = method->fit(m, o);
     free(tr);
     free(te);
@@ -192,6 +205,7 @@ void kt_model_free(kt_model *m)
     kt_samples_clear(&m->test);
     free(m->mean);
     free(m->scale);
+    free(m->train_feat);
     free(m->kernel);
     free(m->where);
     if (m->method)

@@ -216,6 +216,8 @@ static void read_model(reader *r, kt_model *m)
     get_samples(r, m, &m->test);
     m->mean = kt_get_array(r, m->nin, sizeof *m->mean);
     m->scale = kt_get_array(r, m->nin, sizeof *m->scale);
+    if (!r->bad && kt_model_features(m) != KT_OK)
+        r->bad = true;
     if (!r->bad)
         m->method->load(m, r);
     r->bad |= r->p != r->end || m->train.n == 0;

@@ -29,6 +29,8 @@ struct kt_model {
     kt_vocab *in_vocab, *out_vocab;
     samples train, test;
     double *mean, *scale;  /* per input: log1p mean and 1/std (0: unused) */
+    double *train_feat;    /* train.n x nin: kt_model_feature of each training
+                              sample, computed once (kt_model_features) */
     void *state;           /* the method's own */
 };
 
@@ -92,11 +94,13 @@ extern const kt_method kt_method_ensemble;
 /* Input f of a sample as a standardised log-scale number, or NAN when the
  * field is not numeric (or constant in training). */
 double kt_model_feature(const kt_model *m, const double *xn, size_t f);
+/* Fill m->train_feat (after the scales are known: training and loading). */
+int kt_model_features(kt_model *m);
 
 /* Indices of the k (<= m->train.n) nearest training samples to an input,
- * nearest first, and their distances (knn.c). */
-void kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
-                    size_t *idx, double *dist);
+ * nearest first, and their distances (knn.c); KT_ENOMEM. */
+int kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
+                   size_t *idx, double *dist);
 
 /* Turn nonnegative weights w[1..n) into smoothed log-probabilities (a
  * small floor keeps every token reachable for the constrained search). */
