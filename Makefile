@@ -10,7 +10,7 @@ CC      ?= cc
 BUILD   ?= build
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Isrc $(JSON_CFLAGS)
-LIBS    = -ljson-c -lsqlite3 -lbz2 -lsvm -lopenblas -lpthread -ldl -lm
+LIBS    = -ljson-c -lsqlite3 -lbz2 -lsvm -lxgboost -lopenblas -lpthread -ldl -lm
 
 # Two flavours of the same sources: release, and sanitised for the tests.
 REL_FLAGS  = -O2 -g
@@ -107,13 +107,16 @@ bench: deps $(BUILD)/rel/libktune.a
 	@$(MAKE) --no-print-directory -f bench/bench.mk
 
 # A relocatable folder for the GPU machine (Ubuntu, no package manager):
-# the binary finds the libraries that machine lacks (json-c, libsvm) in
-# lib/ beside it, through an $$ORIGIN rpath.
+# the binary finds the libraries that machine lacks (json-c, libsvm,
+# XGBoost and its libdmlc) in lib/ beside it, through an $$ORIGIN rpath; an
+# old-style RPATH (--disable-new-dtags), because a RUNPATH would not be
+# searched for libxgboost's own dependency on libdmlc.
+BUNDLE_LIBS = libjson-c.so.5 libsvm.so.3 libxgboost.so.0 libdmlc.so.0
 bundle: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a
 	@mkdir -p $(BUILD)/bundle/lib
-	$(CC) $(REL_FLAGS) -Wl,-rpath,'$$ORIGIN/lib' -o $(BUILD)/bundle/ktune \
+	$(CC) $(REL_FLAGS) -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/lib' -o $(BUILD)/bundle/ktune \
 	  $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a $(LIBS)
-	@for l in libjson-c.so.5 libsvm.so.3; do \
+	@for l in $(BUNDLE_LIBS); do \
 	  cp -L "$$(ldconfig -p | awk -v l=$$l '$$1 == l { print $$NF; exit }')" $(BUILD)/bundle/lib/; done
 	@echo "bundle: $(BUILD)/bundle (ktune + lib/)"
 

@@ -198,7 +198,7 @@ static kt_model *toy_model(void) { return toy_model_of("knn"); }
 
 static const char *const METHODS[] = {"knn",    "naive_bayes", "tree",   "forest",
                                       "svc",    "encdec",      "attention", "hybrid",
-                                      "hybrid2", "ensemble"};
+                                      "hybrid2", "ensemble", "xgboost"};
 #define NMETHODS (sizeof METHODS / sizeof *METHODS)
 
 static void test_every_method_learns_the_toy_rule(void)

@@ -11,7 +11,7 @@
 static const kt_method *const METHODS[] = {
     &kt_method_knn, &kt_method_naive_bayes, &kt_method_tree, &kt_method_forest,
     &kt_method_svc, &kt_method_encdec, &kt_method_attention, &kt_method_hybrid,
-    &kt_method_hybrid2, &kt_method_ensemble,
+    &kt_method_hybrid2, &kt_method_ensemble, &kt_method_xgboost,
 };
 
 const kt_method *kt_method_find(const char *name, uint32_t kind)
@@ -121,6 +121,12 @@ int kt_model_features(kt_model *m)
         for (size_t f = 0; f < m->nin; f++)
             m->train_feat[i * m->nin + f] = kt_model_feature(m, m->train.xnum + i * m->nin, f);
     return KT_OK;
+}
+
+double kt_model_value(const kt_model *m, const uint16_t *x, const double *xn, size_t f)
+{
+    double v = kt_model_feature(m, xn, f);
+    return isnan(v) ? (double)x[f] : v;
 }
 
 void kt_weights_to_logp(double *w, size_t n)

@@ -10,7 +10,9 @@
  * (svc.c); the paper's sequence models "encdec", "attention", "hybrid" and
  * "hybrid2" (seq2seq.c), whose decoders' scores may depend on the prefix
  * chosen so far (kt_query_scores takes it); "ensemble" (ensemble.c), encdec
- * mixed with a nearest-neighbour chain.  An unknown method is a clear
+ * mixed with a nearest-neighbour chain; "xgboost" (xgb_chain.c), a chain of
+ * gradient-boosted classifiers, one per position, each reading the
+ * descriptor and the tokens chosen before it.  An unknown method is a clear
  * error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;
@@ -38,7 +40,8 @@ typedef struct kt_train_opts {
                                  every problem on its own */
     uint64_t seed;
     int k;                /* knn: neighbours (5) */
-    /* Sequence models (0: the method's default). */
+    /* Sequence models (0: the method's default); xgboost reads epochs as
+     * its most boosting rounds, patience in rounds, lr as its eta. */
     int hidden;           /* hidden width of each layer */
     int epochs;           /* most epochs; early stopping may end sooner */
     int patience;         /* epochs without validation gain before stopping */

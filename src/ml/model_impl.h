@@ -90,6 +90,7 @@ extern const kt_method kt_method_attention;
 extern const kt_method kt_method_hybrid;
 extern const kt_method kt_method_hybrid2;
 extern const kt_method kt_method_ensemble;
+extern const kt_method kt_method_xgboost;
 
 /* Input f of a sample as a standardised log-scale number, or NAN when the
  * field is not numeric (or constant in training). */
@@ -101,6 +102,10 @@ int kt_model_features(kt_model *m);
  * nearest first, and their distances (knn.c); KT_ENOMEM. */
 int kt_knn_nearest(const kt_model *m, const uint16_t *x, const double *xn, size_t k,
                    size_t *idx, double *dist);
+
+/* Input f as one number for trees: kt_model_feature, or the field's token
+ * (x[f]) where that is NAN. */
+double kt_model_value(const kt_model *m, const uint16_t *x, const double *xn, size_t f);
 
 /* Turn nonnegative weights w[1..n) into smoothed log-probabilities (a
  * small floor keeps every token reachable for the constrained search). */

@@ -42,12 +42,6 @@ typedef struct builder {
     size_t *order;      /* per sample: index, sorted by value */
 } builder;
 
-static double value_of(const kt_model *m, const double *xn, const uint16_t *x, size_t f)
-{
-    double v = kt_model_feature(m, xn, f);
-    return isnan(v) ? (double)x[f] : v;
-}
-
 static int32_t add_node(builder *b, node n)
 {
     tree *t = b->t;
@@ -202,8 +196,8 @@ static double *features(const kt_model *m)
     double *X = malloc((m->train.n * m->nin + 1) * sizeof *X);
     for (size_t i = 0; X && i < m->train.n; i++)
         for (size_t f = 0; f < m->nin; f++)
-            X[i * m->nin + f] = value_of(m, m->train.xnum + i * m->nin,
-                                         m->train.x + i * m->nin, f);
+            X[i * m->nin + f] = kt_model_value(m, m->train.x + i * m->nin,
+                                               m->train.xnum + i * m->nin, f);
     return X;
 }
 
@@ -255,7 +249,7 @@ static int forest_dist(const kt_model *m, const uint16_t *x, const double *xn, d
             uint32_t i = 0;
             while (t->nodes[i].feature >= 0) {
                 const node *nd = &t->nodes[i];
-                i = (uint32_t)(value_of(m, xn, x, (size_t)nd->feature) <= nd->threshold
+                i = (uint32_t)(kt_model_value(m, x, xn, (size_t)nd->feature) <= nd->threshold
                                    ? nd->left
                                    : nd->right);
             }
