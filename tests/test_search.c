@@ -13,6 +13,8 @@
 static const char *const SEARCHERS[] = {
     "local_search",
     "annealing",
+    "genetic",
+    "diff_evo",
 };
 
 #define P(name, values) "{\"Name\": \"" name "\", \"Type\": \"int\", \"Values\": \"" values "\", \"Default\": 0}"

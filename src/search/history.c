@@ -21,6 +21,8 @@ int kt_history_init(kt_history *h, kt_space *space)
                       .best = UINT64_MAX, .best_cost = INFINITY};
     if (!kt_space_is_built(space))
         return KT_EINVAL;
+    if (kt_space_size(space) == 0)
+        return KT_EEMPTY;
     h->cap = 64;
     h->slots = calloc(h->cap, sizeof *h->slots);
     return h->slots ? KT_OK : KT_ENOMEM;

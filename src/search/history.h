@@ -34,7 +34,8 @@ typedef struct kt_history {
     bool oom;                  /* an allocation failed in observe */
 } kt_history;
 
-/* The space must be built (kt_space_build) and outlive the history. */
+/* The space must be built (kt_space_build), not empty (KT_EEMPTY) and
+ * outlive the history. */
 int kt_history_init(kt_history *h, kt_space *space);
 void kt_history_clear(kt_history *h);
 

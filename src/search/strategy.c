@@ -7,12 +7,16 @@ extern const kt_strategy kt_strategy_brute_force;
 extern const kt_strategy kt_strategy_random;
 extern const kt_strategy kt_strategy_local_search;
 extern const kt_strategy kt_strategy_annealing;
+extern const kt_strategy kt_strategy_genetic;
+extern const kt_strategy kt_strategy_diff_evo;
 
 static const kt_strategy *const REGISTRY[] = {
     &kt_strategy_brute_force,
     &kt_strategy_random,
     &kt_strategy_local_search,
     &kt_strategy_annealing,
+    &kt_strategy_genetic,
+    &kt_strategy_diff_evo,
 };
 
 size_t kt_strategy_count(void) { return sizeof REGISTRY / sizeof REGISTRY[0]; }

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 SPEC=kernels/gemm/gemm-c.json
 
-for s in local_search annealing; do
+for s in local_search annealing genetic diff_evo; do
     run() {
         "$KTUNE" tune "$SPEC" --problem M=40,N=33,K=50 --strategy "$s" --budget 6 \
             --seed 3 --db "$TMP/$s.db" --cache "$TMP/cache" --json >"$1"
