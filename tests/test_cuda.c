@@ -90,6 +90,9 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     compile_sample("kernels/conv/conv-direct-cuda.json", NULL, 10);
     compile_sample("kernels/conv/conv-direct-cuda.json", "H=14,W=14,R=1,S=1,stride=2,pad=0",
                    4);
+    /* wgmma needs sm_90a: the specs name it, overriding the backend's sm_90 */
+    compile_sample("kernels/gemm/gemm-wgmma-f16-cuda.json", NULL, 10);
+    compile_sample("kernels/gemm/gemm-wgmma-bf16-cuda.json", "M=1000,N=1003,K=517", 4);
 }
 
 static void test_broken_kernel_is_a_compile_error(void)

@@ -16,8 +16,20 @@
 
 /* ------------------------------------------------------- one compilation */
 
-/* The options of one compilation: architecture, the configuration's
- * defines, the spec's options.  NULL on allocation failure. */
+/* True when the spec's options name a target themselves: a kernel that
+ * needs architecture-specific instructions (wgmma: sm_90a) says so. */
+static bool names_arch(const kt_spec *s)
+{
+    for (size_t i = 0; i < s->ncompiler_options; i++)
+        if (strncmp(s->compiler_options[i], "--gpu-architecture", 18) == 0 ||
+            strncmp(s->compiler_options[i], "-arch", 5) == 0)
+            return true;
+    return false;
+}
+
+/* The options of one compilation: architecture (the device's, unless the
+ * spec names one), the configuration's defines, the spec's options.  NULL
+ * on allocation failure. */
 static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
 {
     const kt_spec *s = nv->spec;
@@ -25,7 +37,8 @@ static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
     if (!o)
         return NULL;
     *n = 0;
-    o[(*n)++] = kt_asprintf("--gpu-architecture=%s", nv->arch);
+    if (!names_arch(s))
+        o[(*n)++] = kt_asprintf("--gpu-architecture=%s", nv->arch);
     for (size_t i = 0; cfg && i < s->nparams; i++)
         o[(*n)++] = kt_asprintf("-D%s=%s", s->params[i].name, s->params[i].texts[cfg[i]]);
     for (size_t i = 0; i < s->ncompiler_options; i++)

@@ -1,0 +1,306 @@
+// gemm_wgmma.cu - FP16 / BF16 GEMM on Hopper's warpgroup tensor-core
+// instructions (wgmma, sm_90a), FP32 accumulation: C = A B, all row-major,
+// A (M x K), B (K x N), C (M x N) in the input type.  KT_BF16 (from the
+// spec's CompilerOptions) picks bfloat16, else half.
+//
+// A block computes a BM x BN tile with WGS warpgroups (128 threads each);
+// warpgroup g owns rows [g BM/WGS, (g+1) BM/WGS) and all BN columns, as
+// m64 x WN x k16 wgmma instructions whose accumulators stay in registers.
+// K advances 64 at a time through a STAGES-deep ring of shared-memory
+// tiles that every thread fills with cp.async (16 bytes, zero fill past
+// the edges).  The tiles are in wgmma's canonical 128-byte-swizzled
+// layouts, read by the tensor cores straight from shared memory:
+//   A: K-major, one 128-byte row (64 elements of k) per row of A; the
+//      16-byte chunk c of row r is stored at chunk c ^ (r % 8);
+//   B: MN-major (B is row-major K x N), in 64-column slabs of 64 rows x
+//      128 bytes; chunk c of row k at chunk c ^ (k % 8).
+// Tile t + STAGES - 2 is loaded while tile t multiplies and tile t - 1
+// may still be in the tensor cores (wgmma.wait_group 1), so a stage is
+// overwritten only after every warpgroup has finished with it.
+// Any M, N, K: rows whose 8-element chunks are misaligned (K or N not a
+// multiple of 8) are loaded element by element.  GM groups GM block rows
+// together so that neighbouring blocks share tiles of A and B in L2.
+#ifndef KT_BF16
+#define KT_BF16 0
+#endif
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 256
+#endif
+#ifndef WGS
+#define WGS 2
+#endif
+#ifndef WN
+#define WN 256
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef GM
+#define GM 8
+#endif
+
+#define BK 64
+#define THREADS (128 * WGS)
+#define WGM (BM / WGS)       /* rows per warpgroup */
+#define MT (WGM / 64)        /* m64 tiles per warpgroup */
+#define NT (BN / WN)         /* wgmma instructions along N */
+#define ACC (WN / 2)         /* accumulators per thread per instruction */
+#define A_BYTES (BM * 128)   /* one stage of A */
+#define B_BYTES (BN * 128)   /* one stage of B */
+#define SLAB 8192            /* 64 rows x 128 bytes: one 64-column slab of B */
+
+#if KT_BF16
+#define TY "bf16"
+#else
+#define TY "f16"
+#endif
+
+typedef unsigned short elem;
+
+__device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    unsigned r;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
+    return r;
+}
+
+__device__ __forceinline__ void cp16(unsigned dst, const void *src, int bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(bytes));
+}
+
+__device__ __forceinline__ void st16(unsigned dst, elem v)
+{
+    asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(dst), "h"(v));
+}
+
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n"); }
+
+template <int N> __device__ __forceinline__ void cp_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Shared memory written through the generic proxy (cp.async, st.shared)
+// becomes visible to the tensor cores' async proxy.
+__device__ __forceinline__ void fence_async() { asm volatile("fence.proxy.async.shared::cta;\n"); }
+
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n"); }
+
+template <int N> __device__ __forceinline__ void wg_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// A shared-memory matrix descriptor, 128-byte swizzle: start address,
+// leading and stride byte offsets, all in 16-byte units.
+__device__ __forceinline__ unsigned long long desc(unsigned addr, unsigned lbo, unsigned sbo)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) |
+           ((unsigned long long)(lbo >> 4) << 16) | ((unsigned long long)(sbo >> 4) << 32) |
+           (1ull << 62);
+}
+
+// Operand lists for the accumulators of one instruction.
+#define R8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), \
+              "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define R32(i) R8(i), R8(i + 8), R8(i + 16), R8(i + 24)
+#define R64(i) R32(i), R32(i + 32)
+#define R128(i) R64(i), R64(i + 64)
+#define S32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20," \
+            "%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define S64 S32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48," \
+            "%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define S128 S64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80," \
+             "%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98," \
+             "%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113," \
+             "%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+// d += A B for one m64 x WN x k16 step; A K-major, B MN-major (transposed).
+#define WGMMA(n, regs, ia, ib, outs)                                                    \
+    asm volatile("wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." TY "." TY " {" regs \
+                 "}, %" #ia ", %" #ib ", 1, 1, 1, 0, 1;\n"                              \
+                 : outs                                                                 \
+                 : "l"(da), "l"(db))
+
+__device__ __forceinline__ void wgmma(float *d, unsigned long long da, unsigned long long db)
+{
+#if WN == 64
+    WGMMA(64, S32, 32, 33, R32(0));
+#elif WN == 128
+    WGMMA(128, S64, 64, 65, R64(0));
+#elif WN == 256
+    WGMMA(256, S128, 128, 129, R128(0));
+#else
+#error "WN must be 64, 128 or 256"
+#endif
+}
+
+// Keeps the compiler from moving the accumulators while wgmma owns them.
+__device__ __forceinline__ void pin(float *d)
+{
+#pragma unroll
+    for (int i = 0; i < ACC; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// One stage: A rows [bm, bm + BM) x k [k0, k0 + 64) and B k rows x
+// columns [bn, bn + BN), into the swizzled layouts above.  Each thread
+// copies BM / (16 WGS) chunks of A (always the same chunk column) and
+// BN / (16 WGS) of B.
+__device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const elem *A,
+                                           const elem *B, int M, int N, int K, int bm, int bn,
+                                           int k0, bool va, bool vb)
+{
+#pragma unroll
+    for (int i = 0; i < BM * 8 / THREADS; i++) {
+        int c = threadIdx.x + i * THREADS, r = c >> 3, ch = c & 7, gr = bm + r, gk = k0 + ch * 8;
+        unsigned dst = sa + r * 128 + ((ch ^ (r & 7)) << 4);
+        if (va) {
+            bool in = gr < M && gk < K;
+            cp16(dst, in ? A + (size_t)gr * K + gk : A, in ? 16 : 0);
+        } else {
+            for (int j = 0; j < 8; j++)
+                st16(dst + 2 * j, gr < M && gk + j < K ? A[(size_t)gr * K + gk + j] : 0);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < BN * 8 / THREADS; i++) {
+        int c = threadIdx.x + i * THREADS, k = c / (BN / 8), n8 = c % (BN / 8), ch = n8 & 7;
+        int gk = k0 + k, gn = bn + n8 * 8;
+        unsigned dst = sb + (n8 >> 3) * SLAB + k * 128 + ((ch ^ (k & 7)) << 4);
+        if (vb) {
+            bool in = gk < K && gn < N;
+            cp16(dst, in ? B + (size_t)gk * N + gn : B, in ? 16 : 0);
+        } else {
+            for (int j = 0; j < 8; j++)
+                st16(dst + 2 * j, gk < K && gn + j < N ? B[(size_t)gk * N + gn + j] : 0);
+        }
+    }
+}
+
+// The wgmma work of one stage for warpgroup wg: 4 k16 steps.
+__device__ __forceinline__ void compute_stage(unsigned sa, unsigned sb, int wg,
+                                              float (*acc)[NT][ACC])
+{
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; kk++)
+#pragma unroll
+        for (int mi = 0; mi < MT; mi++) {
+            // A: 8-row groups 1024 bytes apart (SBO); k16 is 32 bytes along the row
+            unsigned long long da = desc(sa + (wg * WGM + mi * 64) * 128 + kk * 32, 16, 1024);
+#pragma unroll
+            for (int ni = 0; ni < NT; ni++) {
+                // B: 64-column slabs SLAB apart (LBO), 8-row k groups 1024 apart (SBO)
+                unsigned long long db =
+                    desc(sb + ni * (WN / 64) * SLAB + kk * 2048, SLAB, 1024);
+                wgmma(acc[mi][ni], da, db);
+            }
+        }
+}
+
+__device__ __forceinline__ elem to_elem(float f)
+{
+    unsigned short h;
+#if KT_BF16
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+#else
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+#endif
+    return h;
+}
+
+// The accumulators to C, converted, edges guarded.  Thread t of a
+// warpgroup holds rows 16 (t / 32) + (t % 32) / 4 (+ 8) of each m64 tile,
+// columns 8 i + 2 (t % 4) (+ 1).
+__device__ __forceinline__ void store_tile(elem *C, int M, int N, int m0, int n0,
+                                           float (*acc)[NT][ACC])
+{
+    int t = threadIdx.x % 128;
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++)
+#pragma unroll
+            for (int i = 0; i < WN / 8; i++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    int r = m0 + mi * 64 + (t / 32) * 16 + (t % 32) / 4 + h * 8;
+                    int c = n0 + ni * WN + i * 8 + (t % 4) * 2;
+                    if (r >= M)
+                        continue;
+                    elem lo = to_elem(acc[mi][ni][4 * i + 2 * h]);
+                    elem hi = to_elem(acc[mi][ni][4 * i + 2 * h + 1]);
+                    if (c + 1 < N && N % 2 == 0) {
+                        *(unsigned *)(C + (size_t)r * N + c) = lo | ((unsigned)hi << 16);
+                    } else {
+                        if (c < N)
+                            C[(size_t)r * N + c] = lo;
+                        if (c + 1 < N)
+                            C[(size_t)r * N + c + 1] = hi;
+                    }
+                }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    gemm_wgmma(int M, int N, int K, const elem *__restrict__ A, const elem *__restrict__ B,
+               elem *__restrict__ C)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    // the swizzle pattern repeats every 1024 bytes: stages start on a multiple
+    unsigned base = (smem_addr(smem) + 1023) & ~1023u;
+    // grouped raster: GM block rows sweep the columns together
+    int gx = gridDim.x, id = blockIdx.y * gx + blockIdx.x;
+    int rows = (M + BM - 1) / BM, first = id / (GM * gx) * GM;
+    int group = rows - first < GM ? rows - first : GM;
+    int bm = (first + (id % (GM * gx)) % group) * BM, bn = (id % (GM * gx)) / group * BN;
+    int wg = threadIdx.x / 128;
+    bool va = K % 8 == 0, vb = N % 8 == 0;
+    float acc[MT][NT][ACC];
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++)
+#pragma unroll
+            for (int i = 0; i < ACC; i++)
+                acc[mi][ni][i] = 0.0f;
+    int tiles = (K + BK - 1) / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 2; s++) {
+        if (s < tiles)
+            load_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES, A, B, M, N, K,
+                       bm, bn, s * BK, va, vb);
+        cp_commit();
+    }
+    for (int t = 0; t < tiles; t++) {
+        cp_wait<STAGES - 3>();
+        fence_async();
+        __syncthreads();
+        int s = t % STAGES;
+#pragma unroll
+        for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+            for (int ni = 0; ni < NT; ni++)
+                pin(acc[mi][ni]);
+        wg_fence();
+        compute_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES, wg, acc);
+        wg_commit();
+        int next = t + STAGES - 2, ns = next % STAGES;
+        if (next < tiles)
+            load_stage(base + ns * A_BYTES, base + STAGES * A_BYTES + ns * B_BYTES, A, B, M, N,
+                       K, bm, bn, next * BK, va, vb);
+        cp_commit();
+        wg_wait<1>();
+    }
+    wg_wait<0>();
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++)
+            pin(acc[mi][ni]);
+    store_tile(C, M, N, bm + wg * WGM, bn, acc);
+}
