@@ -1,116 +1,216 @@
 /* gemm.cu - a tunable single-precision GEMM for NVIDIA GPUs: C = A * B,
- * row-major, any M, N, K.  The seed's story as one kernel family: each
- * block computes a BM x BN tile of C, staging BK-deep slices of A and B in
- * shared memory (coalesced loads: consecutive threads read consecutive
- * addresses), and each thread accumulates a TM x TN register tile.
+ * row-major, any M, N, K.  The last chapter of the seed's story: a block
+ * computes a BM x BN tile of C; its warps each a WM x WN warp tile; each
+ * thread a TM x TN register tile.  K advances BK at a time through a
+ * STAGES-deep ring of shared-memory tiles filled by cp.async (16 bytes,
+ * zero fill past the edges), so the next tiles load while this one
+ * multiplies.
+ *
+ * Layouts, chosen so that every shared-memory read is 16 bytes wide and
+ * free of bank conflicts:
+ *   As[m][k]  A's rows as they are in memory (k contiguous), padded by 4
+ *             floats so that the LY rows a warp reads at once fall in
+ *             distinct banks; a thread reads 4 consecutive k of a row;
+ *   Bs[k][n]  B's rows (n contiguous); a thread reads 4 consecutive n.
+ * The 32 lanes of a warp form LY x LX (LY = WM / TM, LX = WN / TN): lane
+ * (ty, tx) owns rows ty + i LY (i < TM) and the float4 columns
+ * 4 tx + j 4 LX (j < TN / 4) of its warp tile, so lanes of one row share
+ * (broadcast) A's values and lanes of one column share B's.
  *
  * Tuning parameters (macros, -DNAME=value from ktune):
- *   BM, BN      the block's tile of C;
- *   BK          the depth of each shared-memory slice;
- *   TM, TN      each thread's register tile (BM/TM x BN/TN threads);
- *   VEC         1: scalar global loads; 4: float4 loads where the rows are
- *               16-byte aligned (K or N a multiple of 4) and inside the
- *               matrix, scalar ones at the edges.
- * Launch: block (BN/TN, BM/TM), grid (ceil(N/BN), ceil(M/BM)).
- * Valid: BM % TM == 0, BN % TN == 0, the loads divide evenly among the
- * threads, and 4 * BK * (BM + BN) bytes of shared memory fit 48 KiB.
+ *   BM, BN, BK   the block's tile of C and the depth of a k step;
+ *   WM, WN       a warp's tile;  TM, TN  a thread's (TN a multiple of 4);
+ *   STAGES       shared-memory stages in flight (2: double buffering);
+ *   GM           block rows that sweep the columns together (L2 reuse);
+ *   MINB         blocks per multiprocessor the compiler must leave room
+ *                for (__launch_bounds__: caps registers per thread).
+ * Launch: block ((BM / WM) (BN / WN) 32), grid (ceil(N / BN), ceil(M / BM)),
+ * dynamic shared memory STAGES (BM (BK + 4) + BK BN) 4 bytes.
+ * Rows whose 4-float chunks are misaligned (K or N not a multiple of 4)
+ * are loaded element by element.
  */
 #ifndef BM
-#define BM 64
+#define BM 128
 #endif
 #ifndef BN
-#define BN 64
+#define BN 128
 #endif
 #ifndef BK
-#define BK 8
+#define BK 16
+#endif
+#ifndef WM
+#define WM 32
+#endif
+#ifndef WN
+#define WN 64
 #endif
 #ifndef TM
-#define TM 4
+#define TM 8
 #endif
 #ifndef TN
-#define TN 4
+#define TN 8
 #endif
-#ifndef VEC
-#define VEC 1
+#ifndef STAGES
+#define STAGES 3
+#endif
+#ifndef GM
+#define GM 8
+#endif
+#ifndef MINB
+#define MINB 1
 #endif
 
-#define THREADS ((BM / TM) * (BN / TN))
+#define LY (WM / TM)
+#define LX (WN / TN)
+#define WARPS_N (BN / WN)
+#define THREADS ((BM / WM) * WARPS_N * 32)
+#define AST (BK + 4) /* row stride of As, floats */
+#define A_FLOATS (BM * AST)
+#define B_FLOATS (BK * BN)
 
-extern "C" __global__ void __launch_bounds__(THREADS)
+__device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    unsigned r;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
+    return r;
+}
+
+__device__ __forceinline__ void cp16(float *dst, const float *src, int bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)),
+                 "l"(src), "r"(bytes));
+}
+
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n"); }
+
+template <int N> __device__ __forceinline__ void cp_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+/* Rows [r0, r0 + BR) x columns [c0, c0 + BC) of a row-major R x C matrix
+ * into shared memory of row stride LD, in 4-float chunks. */
+template <int BR, int BC, int LD>
+__device__ __forceinline__ void load_tile(float *s, const float *g, int R, int C, int r0, int c0,
+                                          bool vec)
+{
+    for (int c = threadIdx.x; c < BR * BC / 4; c += THREADS) {
+        int r = c / (BC / 4), cc = (c % (BC / 4)) * 4, gr = r0 + r, gc = c0 + cc;
+        float *d = s + r * LD + cc;
+        if (vec) {
+            bool in = gr < R && gc < C;
+            cp16(d, in ? g + (size_t)gr * C + gc : g, in ? 16 : 0);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                d[j] = gr < R && gc + j < C ? g[(size_t)gr * C + gc + j] : 0.0f;
+        }
+    }
+}
+
+__device__ __forceinline__ float lane_of(float4 v, int k)
+{
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+/* One stage's BK steps of the thread's TM x TN outer products. */
+__device__ __forceinline__ void compute_stage(const float *As, const float *Bs, int ar, int bc,
+                                              float (*acc)[TN])
+{
+#pragma unroll
+    for (int k4 = 0; k4 < BK; k4 += 4) {
+        float4 a[TM];
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+            a[i] = *reinterpret_cast<const float4 *>(As + (ar + i * LY) * AST + k4);
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            float4 b[TN / 4];
+#pragma unroll
+            for (int j = 0; j < TN / 4; j++)
+                b[j] = *reinterpret_cast<const float4 *>(Bs + (k4 + k) * BN + bc + j * 4 * LX);
+#pragma unroll
+            for (int i = 0; i < TM; i++) {
+                float av = lane_of(a[i], k);
+#pragma unroll
+                for (int j = 0; j < TN / 4; j++) {
+                    acc[i][4 * j + 0] = fmaf(av, b[j].x, acc[i][4 * j + 0]);
+                    acc[i][4 * j + 1] = fmaf(av, b[j].y, acc[i][4 * j + 1]);
+                    acc[i][4 * j + 2] = fmaf(av, b[j].z, acc[i][4 * j + 2]);
+                    acc[i][4 * j + 3] = fmaf(av, b[j].w, acc[i][4 * j + 3]);
+                }
+            }
+        }
+    }
+}
+
+/* The register tile to C: float4 stores inside the matrix, scalars at its
+ * edges. */
+__device__ __forceinline__ void store_tile(float *C, int M, int N, int r0, int c0,
+                                           float (*acc)[TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        int r = r0 + i * LY;
+        if (r >= M)
+            continue;
+#pragma unroll
+        for (int j = 0; j < TN / 4; j++) {
+            int c = c0 + j * 4 * LX;
+            float *p = C + (size_t)r * N + c;
+            if (c + 3 < N && N % 4 == 0) {
+                *reinterpret_cast<float4 *>(p) = make_float4(acc[i][4 * j], acc[i][4 * j + 1],
+                                                             acc[i][4 * j + 2], acc[i][4 * j + 3]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    if (c + e < N)
+                        p[e] = acc[i][4 * j + e];
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
      float *__restrict__ C)
 {
-    __shared__ float As[BK][BM];  /* transposed: a column of A is contiguous */
-    __shared__ __align__(16) float Bs[BK][BN];
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    extern __shared__ __align__(16) float smem[];
+    float *As = smem, *Bs = smem + STAGES * A_FLOATS;
+    /* grouped raster: GM block rows sweep the columns together */
+    int gx = gridDim.x, id = blockIdx.y * gx + blockIdx.x;
+    int rows = (M + BM - 1) / BM, first = id / (GM * gx) * GM;
+    int group = rows - first < GM ? rows - first : GM;
+    int bm = (first + (id % (GM * gx)) % group) * BM, bn = (id % (GM * gx)) / group * BN;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
+    int ar = wm0 + lane / LX, bc = wn0 + (lane % LX) * 4;
+    bool va = K % 4 == 0, vb = N % 4 == 0;
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; i++)
 #pragma unroll
         for (int j = 0; j < TN; j++)
             acc[i][j] = 0.0f;
-
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        /* A tile, k fastest: VEC consecutive k per load */
-        for (int g = tid; g < BM * BK / VEC; g += THREADS) {
-            int r = g / (BK / VEC), k = (g % (BK / VEC)) * VEC;
-            int gr = row0 + r, gk = k0 + k;
-#if VEC == 4
-            if (gr < M && gk + 3 < K && (K & 3) == 0) {
-                float4 v = *reinterpret_cast<const float4 *>(&A[(size_t)gr * K + gk]);
-                As[k][r] = v.x;
-                As[k + 1][r] = v.y;
-                As[k + 2][r] = v.z;
-                As[k + 3][r] = v.w;
-                continue;
-            }
-#endif
+    int tiles = (K + BK - 1) / BK;
 #pragma unroll
-            for (int v = 0; v < VEC; v++)
-                As[k + v][r] = (gr < M && gk + v < K) ? A[(size_t)gr * K + gk + v] : 0.0f;
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles) {
+            load_tile<BM, BK, AST>(As + s * A_FLOATS, A, M, K, bm, s * BK, va);
+            load_tile<BK, BN, BN>(Bs + s * B_FLOATS, B, K, N, s * BK, bn, vb);
         }
-        /* B tile, n fastest: VEC consecutive columns per load */
-        for (int g = tid; g < BK * BN / VEC; g += THREADS) {
-            int k = g / (BN / VEC), c = (g % (BN / VEC)) * VEC;
-            int gk = k0 + k, gc = col0 + c;
-#if VEC == 4
-            if (gk < K && gc + 3 < N && (N & 3) == 0) {
-                *reinterpret_cast<float4 *>(&Bs[k][c]) =
-                    *reinterpret_cast<const float4 *>(&B[(size_t)gk * N + gc]);
-                continue;
-            }
-#endif
-#pragma unroll
-            for (int v = 0; v < VEC; v++)
-                Bs[k][c + v] = (gk < K && gc + v < N) ? B[(size_t)gk * N + gc + v] : 0.0f;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < BK; k++) {
-            float a[TM], b[TN];
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-                a[i] = As[k][threadIdx.y * TM + i];
-#pragma unroll
-            for (int j = 0; j < TN; j++)
-                b[j] = Bs[k][threadIdx.x * TN + j];
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-#pragma unroll
-                for (int j = 0; j < TN; j++)
-                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
-        __syncthreads();
+        cp_commit();
     }
-#pragma unroll
-    for (int i = 0; i < TM; i++) {
-        int r = row0 + threadIdx.y * TM + i;
-#pragma unroll
-        for (int j = 0; j < TN; j++) {
-            int c = col0 + threadIdx.x * TN + j;
-            if (r < M && c < N)
-                C[(size_t)r * N + c] = acc[i][j];
+    for (int t = 0; t < tiles; t++) {
+        cp_wait<STAGES - 2>();
+        __syncthreads(); /* tile t is in; every thread is done with tile t - 1 */
+        int next = t + STAGES - 1, s = next % STAGES;
+        if (next < tiles) {
+            load_tile<BM, BK, AST>(As + s * A_FLOATS, A, M, K, bm, next * BK, va);
+            load_tile<BK, BN, BN>(Bs + s * B_FLOATS, B, K, N, next * BK, bn, vb);
         }
+        cp_commit();
+        compute_stage(As + (t % STAGES) * A_FLOATS, Bs + (t % STAGES) * B_FLOATS, ar, bc, acc);
     }
+    store_tile(C, M, N, bm + ar, bn + bc, acc);
 }
