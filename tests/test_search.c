@@ -15,6 +15,7 @@ static const char *const SEARCHERS[] = {
     "annealing",
     "genetic",
     "diff_evo",
+    "model_guided",
 };
 
 #define P(name, values) "{\"Name\": \"" name "\", \"Type\": \"int\", \"Values\": \"" values "\", \"Default\": 0}"
