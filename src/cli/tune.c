@@ -33,6 +33,12 @@ static const char USAGE[] =
     "  --no-overlap        compile each batch fully before measuring it (default:\n"
     "                      a GPU measures each configuration as soon as it is\n"
     "                      built while the others compile)\n"
+    "  --replay DB         answer every evaluation from the exhaustive run\n"
+    "                      recorded in DB (same device, kernel source and\n"
+    "                      problem) instead of running the kernel; nothing is\n"
+    "                      stored.  A configuration DB lacks is an error\n"
+    "  --device NAME       with --replay: the recorded device, when DB holds\n"
+    "                      several\n"
     "  --json              print one JSON object on stdout instead of text\n"
     "  --help              this text\n";
 
@@ -122,7 +128,7 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
     return o;
 }
 
-static void print_json(const kt_spec *spec, const kt_tune_report *r)
+static void print_json(const kt_spec *spec, const kt_tune_report *r, const char *replay)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "kernel", json_object_new_string(spec->name));
@@ -131,6 +137,7 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r)
     json_object_object_add(o, "space_size", json_object_new_int64((int64_t)r->space_size));
     json_object_object_add(o, "measured", json_object_new_int64((int64_t)r->measured));
     json_object_object_add(o, "cached", json_object_new_int64((int64_t)r->cached));
+    json_object_object_add(o, "replay", replay ? json_object_new_string(replay) : NULL);
     json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
     json_object_object_add(o, "compile_wait_s", json_object_new_double(r->compile_wait_s));
     json_object *counts = json_object_new_object();
@@ -153,13 +160,18 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r)
     json_object_put(o);
 }
 
-static void print_text(const kt_spec *spec, const kt_tune_report *r)
+static void print_text(const kt_spec *spec, const kt_tune_report *r, const char *replay)
 {
     printf("%s %s on %s: %llu valid configurations\n", spec->name, r->problem,
            r->device, (unsigned long long)r->space_size);
-    printf("evaluated %llu (%llu measured now, %llu from the database) in %.1f s:",
-           (unsigned long long)(r->measured + r->cached),
-           (unsigned long long)r->measured, (unsigned long long)r->cached, r->seconds);
+    if (replay)
+        printf("replayed %llu from the recording %s in %.3f s:",
+               (unsigned long long)r->measured, replay, r->seconds);
+    else
+        printf("evaluated %llu (%llu measured now, %llu from the database) in %.1f s:",
+               (unsigned long long)(r->measured + r->cached),
+               (unsigned long long)r->measured, (unsigned long long)r->cached,
+               r->seconds);
     for (int s = 0; s < KT_STATUS_COUNT; s++)
         if (r->by_status[s])
             printf(" %llu %s", (unsigned long long)r->by_status[s],
@@ -216,8 +228,57 @@ static int parse_budget(const char *text, kt_budget *b)
     return count > 0 ? CLI_OK : cli_usage_error("tune", "--budget must be positive");
 }
 
-static int parse_options(int argc, char **argv, kt_tune_opts *o, bool *json,
-                         const char **spec)
+/* What the command line asks for beyond the tuner's options. */
+typedef struct tune_args {
+    kt_tune_opts o;
+    bool json;
+    bool db_given;
+    const char *spec;
+    const char *replay;     /* --replay DB */
+    const char *device;     /* --device NAME */
+} tune_args;
+
+static int parse_option(int c, tune_args *a)
+{
+    kt_tune_opts *o = &a->o;
+    uint64_t u;
+    double d;
+    int rc = CLI_OK;
+    switch (c) {
+    case 'p': o->problem = optarg; break;
+    case 's': o->strategy = optarg; break;
+    case 'b': rc = parse_budget(optarg, &o->budget); break;
+    case 't':
+        rc = cli_parse_double("tune", "--time", optarg, &d);
+        o->budget = (kt_budget){KT_BUDGET_SECONDS, d};
+        break;
+    case 'd': o->db_path = optarg; a->db_given = true; break;
+    case 'S': rc = cli_parse_u64("tune", "--seed", optarg, &o->seed);
+              o->measure.seed = o->seed; break;
+    case 'j':
+        rc = cli_parse_u64("tune", "--jobs", optarg, &u);
+        o->backend.jobs = u > 0 && u < 1024 ? (int)u : 1;
+        break;
+    case 'T': rc = cli_parse_double("tune", "--timeout", optarg, &o->measure.timeout_s);
+              break;
+    case 'c': o->backend.cache_dir = optarg; break;
+    case 'O': o->no_overlap = true; break;
+    case 'E':
+        rc = cli_parse_double("tune", "--energy-window", optarg,
+                              &o->measure.energy_window_s);
+        if (rc == CLI_OK && !(o->measure.energy_window_s >= 0 &&
+                              o->measure.energy_window_s <= 60))
+            rc = cli_usage_error("tune", "--energy-window must be 0 to 60 seconds");
+        break;
+    case 'r': a->replay = optarg; break;
+    case 'D': a->device = optarg; break;
+    case 'J': a->json = true; break;
+    default: rc = CLI_USAGE;
+    }
+    return rc;
+}
+
+static int parse_options(int argc, char **argv, tune_args *a)
 {
     static const struct option LONG[] = {
         {"problem", required_argument, 0, 'p'}, {"strategy", required_argument, 0, 's'},
@@ -225,79 +286,83 @@ static int parse_options(int argc, char **argv, kt_tune_opts *o, bool *json,
         {"db", required_argument, 0, 'd'},      {"seed", required_argument, 0, 'S'},
         {"jobs", required_argument, 0, 'j'},    {"timeout", required_argument, 0, 'T'},
         {"cache", required_argument, 0, 'c'},   {"json", no_argument, 0, 'J'},
-        {"no-overlap", no_argument, 0, 'O'},    {"help", no_argument, 0, 'h'},
-        {"energy-window", required_argument, 0, 'E'}, {0, 0, 0, 0}};
+        {"no-overlap", no_argument, 0, 'O'},    {"energy-window", required_argument, 0, 'E'},
+        {"replay", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c, rc = CLI_OK;
-    uint64_t u;
-    double d;
     optind = 1;
     while (rc == CLI_OK && (c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
-        switch (c) {
-        case 'p': o->problem = optarg; break;
-        case 's': o->strategy = optarg; break;
-        case 'b': rc = parse_budget(optarg, &o->budget); break;
-        case 't':
-            rc = cli_parse_double("tune", "--time", optarg, &d);
-            o->budget = (kt_budget){KT_BUDGET_SECONDS, d};
-            break;
-        case 'd': o->db_path = optarg; break;
-        case 'S': rc = cli_parse_u64("tune", "--seed", optarg, &o->seed);
-                  o->measure.seed = o->seed; break;
-        case 'j':
-            rc = cli_parse_u64("tune", "--jobs", optarg, &u);
-            o->backend.jobs = u > 0 && u < 1024 ? (int)u : 1;
-            break;
-        case 'T': rc = cli_parse_double("tune", "--timeout", optarg, &o->measure.timeout_s);
-                  break;
-        case 'c': o->backend.cache_dir = optarg; break;
-        case 'J': *json = true; break;
-        case 'O': o->no_overlap = true; break;
-        case 'E':
-            rc = cli_parse_double("tune", "--energy-window", optarg,
-                                  &o->measure.energy_window_s);
-            if (rc == CLI_OK && !(o->measure.energy_window_s >= 0 &&
-                                  o->measure.energy_window_s <= 60))
-                rc = cli_usage_error("tune", "--energy-window must be 0 to 60 seconds");
-            break;
-        case 'h': print_usage(); return -1;
-        default: return CLI_USAGE;
+        if (c == 'h') {
+            print_usage();
+            return -1;
         }
+        rc = parse_option(c, a);
     }
     if (rc != CLI_OK)
         return rc;
     if (optind + 1 != argc)
         return cli_usage_error("tune", "expected one SPEC file");
-    *spec = argv[optind];
+    if (a->replay && a->db_given)
+        return cli_usage_error("tune", "--replay answers from its database and "
+                               "stores nothing: drop --db");
+    if (a->device && !a->replay)
+        return cli_usage_error("tune", "--device chooses a recorded device: it "
+                               "needs --replay");
+    a->spec = argv[optind];
     return CLI_OK;
+}
+
+/* --replay DB: the recording of this spec's kernel for the problem. */
+static int load_replay(const kt_spec *spec, const tune_args *a, kt_replay **out,
+                       kt_diag *diag)
+{
+    if (access(a->replay, F_OK) != 0) /* replaying must not create a file */
+        return kt_fail(diag, KT_EIO, "cannot open '%s': no such file", a->replay);
+    kt_problem prob = {0};
+    kt_db *db = NULL;
+    int rc = kt_problem_parse(spec, a->o.problem, &prob, diag);
+    if (rc == KT_OK)
+        rc = kt_db_open(a->replay, &db, diag);
+    if (rc == KT_OK)
+        rc = kt_replay_load(db, a->replay, spec->name, spec->source_hash, prob.key,
+                            a->device, out, diag);
+    kt_db_close(db);
+    kt_problem_clear(&prob);
+    return rc;
 }
 
 int cli_tune(int argc, char **argv)
 {
-    kt_tune_opts o = kt_tune_defaults();
+    tune_args a = {.o = kt_tune_defaults()};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    o.backend.jobs = cpus > 0 ? (int)cpus : 1;
-    bool json = false;
-    const char *spec_path = NULL;
-    int rc = parse_options(argc, argv, &o, &json, &spec_path);
+    a.o.backend.jobs = cpus > 0 ? (int)cpus : 1;
+    int rc = parse_options(argc, argv, &a);
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;
     kt_diag diag = {{0}};
     kt_spec *spec = NULL;
-    if (kt_spec_load(spec_path, cli_warn, NULL, &spec, &diag) != KT_OK)
+    kt_replay *replay = NULL;
+    if (kt_spec_load(a.spec, cli_warn, NULL, &spec, &diag) != KT_OK)
         return cli_error("%s", diag.msg);
+    if (a.replay && load_replay(spec, &a, &replay, &diag) != KT_OK) {
+        kt_spec_free(spec);
+        return cli_error("%s", diag.msg);
+    }
+    a.o.replay = replay;
     bool bar = isatty(STDERR_FILENO);
-    o.progress = bar ? draw_progress : NULL;
+    a.o.progress = bar ? draw_progress : NULL;
     kt_tune_report rep;
-    int trc = kt_tune(spec, &o, &rep, &diag);
+    int trc = kt_tune(spec, &a.o, &rep, &diag);
     if (bar && rep.measured + rep.cached > 0)
         fputc('\n', stderr);
-    if (trc == KT_OK && json)
-        print_json(spec, &rep);
+    if (trc == KT_OK && a.json)
+        print_json(spec, &rep, a.replay);
     else if (trc == KT_OK)
-        print_text(spec, &rep);
+        print_text(spec, &rep, a.replay);
     else
         rc = cli_error("%s", diag.msg);
     kt_tune_report_clear(&rep);
+    kt_replay_free(replay);
     kt_spec_free(spec);
     return rc;
 }

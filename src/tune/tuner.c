@@ -73,6 +73,33 @@ static int open_store(run *r)
     return rc;
 }
 
+/* A real run: the backend for the kernel's language, and the database. */
+static int open_backend(run *r)
+{
+    const kt_spec *spec = r->spec;
+    if (spec->language == KT_LANG_NONE)
+        return kt_fail(r->diag, KT_EINVAL, "%s: the spec describes a space only "
+                       "(\"Language\": \"None\"); there is no kernel to run", spec->path);
+    if (!(r->be = kt_backend_for(spec->language)))
+        return kt_fail(r->diag, KT_EBACKEND, "%s: no backend here runs this kernel's "
+                       "language", spec->path);
+    int rc = r->be->open(spec, &r->opts->backend, &r->be_ctx, r->diag);
+    return rc == KT_OK ? open_store(r) : rc;
+}
+
+/* A replayed run: no backend, no database, and no clock to budget by. */
+static int start_replay(run *r)
+{
+    kt_budget b = r->opts->budget.kind != KT_BUDGET_NONE ? r->opts->budget
+                                                         : r->spec->budget;
+    if (b.kind == KT_BUDGET_SECONDS)
+        return kt_fail(r->diag, KT_EINVAL, "a replay has no clock: give its budget "
+                       "as a count or a share of the space, not in seconds");
+    kt_strlcpy(r->rep->device, sizeof r->rep->device,
+               kt_replay_device(r->opts->replay));
+    return KT_OK;
+}
+
 static int setup(run *r)
 {
     const kt_spec *spec = r->spec;
@@ -101,17 +128,10 @@ static int setup(run *r)
     if (!(r->strategy = kt_strategy_find(name)))
         return kt_fail(r->diag, KT_EINVAL, "unknown strategy '%s' (see 'ktune tune "
                        "--help')", name);
-    if (spec->language == KT_LANG_NONE)
-        return kt_fail(r->diag, KT_EINVAL, "%s: the spec describes a space only "
-                       "(\"Language\": \"None\"); there is no kernel to run", spec->path);
-    if (!(r->be = kt_backend_for(spec->language)))
-        return kt_fail(r->diag, KT_EBACKEND, "%s: no backend here runs this kernel's "
-                       "language", spec->path);
+    if ((rc = r->opts->replay ? start_replay(r) : open_backend(r)) != KT_OK)
+        return rc;
     apply_budget(r);
     kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit};
-    if ((rc = r->be->open(spec, &r->opts->backend, &r->be_ctx, r->diag)) ||
-        (rc = open_store(r)))
-        return rc;
     rc = r->strategy->init(r->space, &so, &r->strategy_state, r->diag);
     if (rc != KT_OK)
         return kt_fail(r->diag, rc, "strategy '%s' failed to start: %s", name,
@@ -148,7 +168,9 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
 {
     kt_tune_report *rep = r->rep;
     if (!cached) {
-        int rc = kt_db_record(r->db, r->device, r->kernel, r->problem, key, res, r->diag);
+        int rc = r->opts->replay ? KT_OK
+                                 : kt_db_record(r->db, r->device, r->kernel, r->problem,
+                                                key, res, r->diag);
         if (rc != KT_OK)
             return rc;
         rep->measured++;
@@ -251,6 +273,21 @@ static int measure(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
     return measure_batch(r, cfgs, keys, n);
 }
 
+/* The stored result of key: in a replay from the recording (a miss is an
+ * error when required), else from the database. */
+static int lookup(run *r, const char *key, kt_result *res, bool *found, bool required)
+{
+    if (!r->opts->replay)
+        return kt_db_lookup(r->db, r->device, r->problem, key, res, found, r->diag);
+    *found = kt_replay_find(r->opts->replay, key, res);
+    if (*found || !required)
+        return KT_OK;
+    return kt_fail(r->diag, KT_ENOTFOUND, "configuration %s of problem %s is not in "
+                   "the recording; a replay needs a complete exhaustive run (hint: "
+                   "finish it with 'ktune tune --strategy brute_force')", key,
+                   r->prob.key);
+}
+
 /* Evaluate a batch of proposals: answer what the database knows, measure
  * the rest.  Configurations seen before in this run are skipped. */
 static int evaluate(run *r, const uint16_t *batch, size_t n)
@@ -271,10 +308,10 @@ static int evaluate(run *r, const uint16_t *batch, size_t n)
         char *key = kt_spec_config_key(r->spec, cfg);
         kt_result res;
         bool found = false;
-        rc = key ? kt_db_lookup(r->db, r->device, r->problem, key, &res, &found, r->diag)
+        rc = key ? lookup(r, key, &res, &found, true)
                  : kt_fail(r->diag, KT_ENOMEM, "out of memory");
         if (rc == KT_OK && found) {
-            rc = record(r, cfg, key, &res, true);
+            rc = record(r, cfg, key, &res, !r->opts->replay);
             free(key);
         } else if (rc == KT_OK) {
             todo[nnew] = cfg;
@@ -310,8 +347,7 @@ static int evaluate_default(run *r)
         rc = evaluate(r, def, 1);
     bool found = false;
     if (rc == KT_OK)
-        rc = kt_db_lookup(r->db, r->device, r->problem, r->rep->default_config,
-                          &r->rep->default_result, &found, r->diag);
+        rc = lookup(r, r->rep->default_config, &r->rep->default_result, &found, false);
     free(def);
     return rc;
 }

@@ -8,12 +8,19 @@
  * built while the rest still compile) and measured in the isolated worker,
  * and its result is committed before the next one starts.  The default configuration is evaluated
  * first, so the report can give the speed-up over it.
+ *
+ * With a replay (store/replay.h) nothing is compiled, run or stored: every
+ * evaluation is answered from the recording and counted as measured, and
+ * no backend is needed (a GPU recording replays on any machine).  A
+ * configuration the recording lacks stops the run with KT_ENOTFOUND
+ * naming it: a partial recording would bias any comparison made on it.
  */
 #ifndef KT_TUNER_H
 #define KT_TUNER_H
 
 #include "measure/worker.h"
 #include "search/strategy.h"
+#include "store/replay.h"
 
 /* Progress after each evaluated configuration. */
 typedef struct kt_progress {
@@ -42,6 +49,8 @@ typedef struct kt_tune_opts {
     bool no_overlap;        /* compile a whole batch before measuring any of it
                                (default: measure each configuration as soon as
                                it is built, where the backend streams builds) */
+    const kt_replay *replay; /* answer from this recording; NULL: measure.
+                                Budgets in seconds are refused with it. */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {

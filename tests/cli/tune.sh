@@ -39,3 +39,20 @@ grep -q '"crash"' "$TMP/x.csv" || fail "csv lacks the crash rows"
 grep -q '"schema_version": "1.0.0"' "$TMP/x.json" || fail "t4 header"
 [ "$(grep -c '"invalidity"' "$TMP/x.json")" = "$n" ] || fail "t4 rows"
 pass "db best, list, export csv and t4"
+
+"$KTUNE" tune "$SPEC" --problem N=2000 --strategy random --budget 6 --seed 3 \
+    --replay "$TMP/t.db" --json >"$TMP/replay.json"
+[ "$(json_get "$TMP/replay.json" measured)" = 6 ] || fail "replay: $(cat "$TMP/replay.json")"
+grep -q "\"replay\": \"$TMP/t.db\"" "$TMP/replay.json" || fail "replay not named in the JSON"
+[ "$("$KTUNE" db list --db "$TMP/t.db" | wc -l)" = "$n" ] || fail "replay wrote rows"
+"$KTUNE" tune "$SPEC" --problem N=2000 --replay "$TMP/t.db" >"$TMP/replay.out"
+grep -Eq "^best     MODE=[08]" "$TMP/replay.out" || fail "replay text: $(cat "$TMP/replay.out")"
+grep -q "^replayed $n from the recording" "$TMP/replay.out" || fail "replay count"
+expect_fail 1 "no recording of kernel 'faulty' for problem N=3000" \
+    "$KTUNE" tune "$SPEC" --problem N=3000 --replay "$TMP/t.db"
+expect_fail 1 "cannot open '$TMP/none.db': no such file" \
+    "$KTUNE" tune "$SPEC" --replay "$TMP/none.db"
+expect_fail 2 "drop --db" "$KTUNE" tune "$SPEC" --replay "$TMP/t.db" --db "$TMP/x.db"
+expect_fail 1 "a replay has no clock" \
+    "$KTUNE" tune "$SPEC" --problem N=2000 --replay "$TMP/t.db" --time 5
+pass "tune --replay answers from the recording and stores nothing"

@@ -1,0 +1,121 @@
+/* replay.c - a recorded run's results, sorted by configuration key. */
+#include "store/replay.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct entry {
+    char *config;         /* configuration key */
+    kt_result result;
+} entry;
+
+struct kt_replay {
+    char device[128];     /* the recorded device's name */
+    size_t n, cap;
+    entry *rows;          /* sorted by config after loading */
+};
+
+/* What the row visitor gathers. */
+typedef struct loader {
+    kt_replay *r;
+    const char *source_hash;
+    bool several_devices;
+    size_t other_source;  /* rows of the kernel under another source hash */
+    int err;
+} loader;
+
+static int add_row(void *user, const kt_db_row *row)
+{
+    loader *L = user;
+    kt_replay *r = L->r;
+    if (strcmp(row->source_hash, L->source_hash) != 0) {
+        L->other_source++;
+        return 0;
+    }
+    if (r->n == 0)
+        kt_strlcpy(r->device, sizeof r->device, row->device);
+    else if (strcmp(r->device, row->device) != 0)
+        L->several_devices = true;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        entry *rows = realloc(r->rows, cap * sizeof *rows);
+        if (!rows)
+            return L->err = KT_ENOMEM, 1;
+        r->rows = rows;
+        r->cap = cap;
+    }
+    if (!(r->rows[r->n].config = kt_strdup(row->config)))
+        return L->err = KT_ENOMEM, 1;
+    r->rows[r->n++].result = row->result;
+    return 0;
+}
+
+static int by_config(const void *a, const void *b)
+{
+    return strcmp(((const entry *)a)->config, ((const entry *)b)->config);
+}
+
+static int check_loaded(const loader *L, const char *db_path, const char *kernel,
+                        const char *problem, kt_diag *diag)
+{
+    if (L->err)
+        return kt_fail(diag, L->err, "out of memory");
+    if (L->several_devices)
+        return kt_fail(diag, KT_EINVAL, "%s: kernel '%s' problem %s was recorded on "
+                       "several devices; choose one (hint: --device NAME, as "
+                       "'ktune db list' shows)", db_path, kernel, problem);
+    if (L->r->n == 0 && L->other_source)
+        return kt_fail(diag, KT_ENOTFOUND, "%s: kernel '%s' problem %s was recorded "
+                       "from another source (the kernel, reference or compiler "
+                       "options changed since); record it again", db_path, kernel,
+                       problem);
+    if (L->r->n == 0)
+        return kt_fail(diag, KT_ENOTFOUND, "%s: no recording of kernel '%s' for "
+                       "problem %s (hint: record one with 'ktune tune --strategy "
+                       "brute_force --db %s')", db_path, kernel, problem, db_path);
+    return KT_OK;
+}
+
+int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
+                   const char *source_hash, const char *problem,
+                   const char *device, kt_replay **out, kt_diag *diag)
+{
+    *out = NULL;
+    loader L = {.r = calloc(1, sizeof(kt_replay)), .source_hash = source_hash};
+    if (!L.r)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    kt_db_filter f = {.kernel = kernel, .problem = problem, .device = device};
+    int rc = kt_db_list(db, &f, add_row, &L, diag);
+    if (rc == KT_OK)
+        rc = check_loaded(&L, db_path, kernel, problem, diag);
+    if (rc != KT_OK) {
+        kt_replay_free(L.r);
+        return rc;
+    }
+    qsort(L.r->rows, L.r->n, sizeof *L.r->rows, by_config);
+    *out = L.r;
+    return KT_OK;
+}
+
+void kt_replay_free(kt_replay *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        free(r->rows[i].config);
+    free(r->rows);
+    free(r);
+}
+
+const char *kt_replay_device(const kt_replay *r) { return r->device; }
+size_t kt_replay_size(const kt_replay *r) { return r->n; }
+
+bool kt_replay_find(const kt_replay *r, const char *config, kt_result *out)
+{
+    entry want = {.config = (char *)config};
+    const entry *e = bsearch(&want, r->rows, r->n, sizeof *r->rows, by_config);
+    if (e)
+        *out = e->result;
+    return e != NULL;
+}

@@ -1,0 +1,37 @@
+/* replay.h - a recorded exhaustive run, held in memory, that answers a
+ * tuning run's evaluations instead of the kernel.
+ *
+ * Search strategies are compared on recorded spaces (Kernel Tuner's
+ * simulation mode, the BAT benchmark): the recording is the results
+ * database of a brute-force run, and the rows that replay one tuning
+ * problem are those with the same keys a real run would look up in
+ * db.c: kernel name and source hash, problem key, device, configuration
+ * key.  Loaded once, a replay is immutable, so any number of runs (and
+ * threads) may share it.
+ */
+#ifndef KT_REPLAY_H
+#define KT_REPLAY_H
+
+#include "store/db.h"
+
+typedef struct kt_replay kt_replay;
+
+/* Every stored result of kernel (name, source_hash) for problem on device
+ * (a device name; NULL: the one device that recorded it).  Errors, each a
+ * line naming the database: KT_ENOTFOUND when nothing matches (saying
+ * whether another source of the kernel was recorded), KT_EINVAL when
+ * several devices recorded it and device is NULL. */
+int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
+                   const char *source_hash, const char *problem,
+                   const char *device, kt_replay **out, kt_diag *diag);
+void kt_replay_free(kt_replay *r);
+
+/* The recorded device's name, and how many configurations were recorded. */
+const char *kt_replay_device(const kt_replay *r);
+size_t kt_replay_size(const kt_replay *r);
+
+/* The recorded result of configuration key config; false when the
+ * recording lacks it. */
+bool kt_replay_find(const kt_replay *r, const char *config, kt_result *out);
+
+#endif /* KT_REPLAY_H */
