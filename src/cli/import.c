@@ -1,6 +1,8 @@
 /* import.c - `ktune import miopen`: bring an MIOpen performance database
- * into ktune's results database, for training the predictor. */
+ * into ktune's results database, for training the predictor; `ktune import
+ * csv`: measurements exported by `ktune db export csv`, back in. */
 #include "cli/cli.h"
+#include "store/csv_import.h"
 #include "store/miopen.h"
 
 #include <getopt.h>
@@ -8,16 +10,36 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: ktune import miopen PERFDB [--db FILE] [--device NAME]\n\n"
+    "usage: ktune import miopen PERFDB [--db FILE] [--device NAME]\n"
+    "       ktune import csv FILE [--db FILE]\n\n"
     "Store every row of an MIOpen performance database (the SQLite file, or\n"
     "the .bz2 MIOpen ships) as a measurement: device NAME (default: the file's\n"
     "name, e.g. gfx906_60), kernel = the solver, problem = the convolution's\n"
     "fields, configuration = the solver's tuning parameters, named for\n"
     "ConvAsm1x1U, ConvOclDirectFwd1x1, ConvAsmBwdWrW1x1 and ConvAsmBwdWrW3x3.\n"
     "Importing the same file again adds nothing.\n\n"
+    "csv: the rows of `ktune db export csv` (a recorded run, e.g. bench/data/),\n"
+    "all or none; the devices are stored as \"imported|NAME\", so a live run\n"
+    "never answers from them, while --replay and training use them.\n\n"
     "  --db FILE           results database (default ktune.db)\n"
-    "  --device NAME       the device name to store\n"
+    "  --device NAME       miopen: the device name to store\n"
     "  --help              this text\n";
+
+static int import_csv(const char *file, const char *path)
+{
+    kt_diag diag = {{0}};
+    kt_db *db = NULL;
+    kt_csv_import_stats st;
+    int rc = kt_db_open(path, &db, &diag);
+    if (rc == KT_OK)
+        rc = kt_csv_import(file, db, &st, &diag);
+    kt_db_close(db);
+    if (rc != KT_OK)
+        return cli_error("%s", diag.msg);
+    printf("read %llu rows; %llu new in %s\n", (unsigned long long)st.rows,
+           (unsigned long long)st.added, path);
+    return CLI_OK;
+}
 
 int cli_import(int argc, char **argv)
 {
@@ -36,8 +58,14 @@ int cli_import(int argc, char **argv)
         default: return CLI_USAGE;
         }
     }
+    bool csv = optind + 2 == argc && strcmp(argv[optind], "csv") == 0;
+    if (csv && device)
+        return cli_usage_error("import", "--device is for 'miopen': a CSV names its "
+                               "devices");
+    if (csv)
+        return import_csv(argv[optind + 1], path);
     if (optind + 2 != argc || strcmp(argv[optind], "miopen") != 0)
-        return cli_usage_error("import", "expected 'miopen PERFDB'");
+        return cli_usage_error("import", "expected 'miopen PERFDB' or 'csv FILE'");
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     kt_import_stats st;

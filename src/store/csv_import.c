@@ -1,0 +1,167 @@
+/* csv_import.c - rows of ktune's CSV export stored as measurements. */
+#include "store/csv_import.h"
+#include "core/csv.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The columns an export has; the first six are required. */
+enum {
+    C_DEVICE, C_KERNEL, C_HASH, C_PROBLEM, C_CONFIG, C_STATUS, C_TIME, C_MIN,
+    C_SPREAD, C_REPS, C_COMPILE, C_ENERGY, C_POWER, C_CLOCK, C_DETAIL, C_CREATED,
+    C_N
+};
+#define C_REQUIRED (C_STATUS + 1)
+
+static const char *const COLUMNS[C_N] = {
+    "device", "kernel", "source_hash", "problem", "config", "status", "time_ms",
+    "min_ms", "spread", "reps", "compile_ms", "energy_j", "power_w",
+    "sm_clock_mhz", "detail", "created"};
+
+typedef struct importer {
+    kt_db *db;
+    const char *path;
+    int col[C_N];          /* field index of each column, -1 when absent */
+    size_t nfields;        /* fields per record, from the header */
+    kt_csv_import_stats *st;
+    kt_diag *diag;
+} importer;
+
+/* ------------------------------------------------------------- header */
+
+static int header(importer *im, char **f, size_t n, size_t line)
+{
+    for (int c = 0; c < C_N; c++)
+        im->col[c] = -1;
+    for (size_t i = 0; i < n; i++) {
+        int c = 0;
+        while (c < C_N && strcmp(COLUMNS[c], f[i]) != 0)
+            c++;
+        if (c == C_N)
+            return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: unknown column '%s' (a "
+                           "ktune CSV export has device, kernel, source_hash, "
+                           "problem, config, status, time_ms, ...)", im->path, line, f[i]);
+        if (im->col[c] >= 0)
+            return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: column '%s' appears twice",
+                           im->path, line, f[i]);
+        im->col[c] = (int)i;
+    }
+    for (int c = 0; c < C_REQUIRED; c++)
+        if (im->col[c] < 0)
+            return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: no column '%s'", im->path,
+                           line, COLUMNS[c]);
+    im->nfields = n;
+    return KT_OK;
+}
+
+/* --------------------------------------------------------------- rows */
+
+/* Column c of the record, "" when the file has no such column. */
+static const char *get(const importer *im, char **f, int c)
+{
+    return im->col[c] >= 0 ? f[im->col[c]] : "";
+}
+
+/* A number, NAN when empty. */
+static int number(const importer *im, char **f, int c, size_t line, double *out)
+{
+    const char *s = get(im, f, c);
+    char *end;
+    errno = 0;
+    *out = *s ? strtod(s, &end) : NAN;
+    if (*s && (*end || errno == ERANGE))
+        return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: column '%s': '%s' is not a "
+                       "number", im->path, line, COLUMNS[c], s);
+    return KT_OK;
+}
+
+static int parse_result(const importer *im, char **f, size_t line, kt_result *r)
+{
+    *r = (kt_result){0};
+    const char *status = get(im, f, C_STATUS);
+    if (kt_status_parse(status, &r->status) != KT_OK)
+        return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: unknown status '%s'", im->path,
+                       line, status);
+    double *nums[] = {&r->time_ms, &r->min_ms, &r->spread, NULL, &r->compile_ms,
+                      &r->energy_j, &r->power_w, &r->sm_clock_mhz};
+    double reps = NAN;
+    nums[C_REPS - C_TIME] = &reps;
+    for (int c = C_TIME; c <= C_CLOCK; c++)
+        if (number(im, f, c, line, nums[c - C_TIME]) != KT_OK)
+            return KT_EFORMAT;
+    if (!isnan(reps) && (reps < 0 || reps > 1e9 || reps != floor(reps)))
+        return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: column 'reps': not a count",
+                       im->path, line);
+    r->reps = isnan(reps) ? 0 : (int)reps;
+    if (isnan(r->sm_clock_mhz))
+        r->sm_clock_mhz = 0;
+    r->max_error = NAN;
+    kt_strlcpy(r->detail, sizeof r->detail, get(im, f, C_DETAIL));
+    if (r->status == KT_STATUS_OK && !(r->time_ms >= 0))
+        return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: an ok row without a time_ms",
+                       im->path, line);
+    return KT_OK;
+}
+
+static int store(importer *im, char **f, const kt_result *r)
+{
+    kt_device_info dev = {0};
+    kt_strlcpy(dev.name, sizeof dev.name, get(im, f, C_DEVICE));
+    kt_strlcpy(dev.backend, sizeof dev.backend, "imported");
+    snprintf(dev.fingerprint, sizeof dev.fingerprint, "imported|%s", dev.name);
+    int64_t device, kernel, problem;
+    int rc = kt_db_device(im->db, &dev, &device, im->diag);
+    if (rc == KT_OK)
+        rc = kt_db_kernel(im->db, get(im, f, C_KERNEL), get(im, f, C_HASH), &kernel,
+                          im->diag);
+    if (rc == KT_OK)
+        rc = kt_db_problem(im->db, kernel, get(im, f, C_PROBLEM), &problem, im->diag);
+    int64_t before = kt_db_changes(im->db);
+    if (rc == KT_OK)
+        rc = kt_db_record(im->db, device, kernel, problem, get(im, f, C_CONFIG), r,
+                          im->diag);
+    im->st->added += rc == KT_OK && kt_db_changes(im->db) > before;
+    return rc;
+}
+
+static int on_record(void *user, char **f, size_t n, size_t line)
+{
+    importer *im = user;
+    if (im->nfields == 0)
+        return header(im, f, n, line);
+    if (n != im->nfields)
+        return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: %zu fields, the header has %zu",
+                       im->path, line, n, im->nfields);
+    for (int c = 0; c < C_REQUIRED; c++)
+        if (!*get(im, f, c))
+            return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: column '%s' is empty",
+                           im->path, line, COLUMNS[c]);
+    kt_result r;
+    int rc = parse_result(im, f, line, &r);
+    if (rc == KT_OK)
+        rc = store(im, f, &r);
+    im->st->rows += rc == KT_OK;
+    return rc;
+}
+
+int kt_csv_import(const char *path, kt_db *db, kt_csv_import_stats *stats,
+                  kt_diag *diag)
+{
+    *stats = (kt_csv_import_stats){0};
+    importer im = {.db = db, .path = path, .st = stats, .diag = diag};
+    int rc = kt_db_begin(db, diag);
+    if (rc != KT_OK)
+        return rc;
+    rc = kt_csv_read(path, on_record, &im, diag);
+    if (rc == KT_OK && im.nfields == 0)
+        rc = kt_fail(diag, KT_EFORMAT, "%s: empty (no header)", path);
+    if (rc == KT_OK)
+        return kt_db_commit(db, diag);
+    kt_db_rollback(db);
+    stats->added = 0;
+    return rc;
+}

@@ -1,0 +1,30 @@
+/* csv_import.h - measurements back from `ktune db export csv` into a
+ * results database, so recorded runs travel as text (bench/data/).
+ *
+ * The first record names the columns, in any order.  Required: device,
+ * kernel, source_hash, problem, config, status; optional: time_ms, min_ms,
+ * spread, reps, compile_ms, energy_j, power_w, sm_clock_mhz, detail, and
+ * created (read but not kept: the database stamps rows as it stores
+ * them).  Any other column is an error, as is a row whose status is
+ * unknown, whose numbers do not parse, or that is ok without a time.  An
+ * imported device is identified as "imported|NAME" (the export carries no
+ * fingerprint), so live runs never mistake its rows for their own.
+ * Rows already stored are kept (the first measurement wins).  Times carry
+ * the export's precision (6 significant digits), far below timing noise.
+ */
+#ifndef KT_CSV_IMPORT_H
+#define KT_CSV_IMPORT_H
+
+#include "store/db.h"
+
+typedef struct kt_csv_import_stats {
+    uint64_t rows;      /* data rows read */
+    uint64_t added;     /* of those, new to the database */
+} kt_csv_import_stats;
+
+/* Import every row of the CSV file at path into db, in one transaction:
+ * all of it, or on an error (file:line:column) nothing. */
+int kt_csv_import(const char *path, kt_db *db, kt_csv_import_stats *stats,
+                  kt_diag *diag);
+
+#endif /* KT_CSV_IMPORT_H */
