@@ -252,6 +252,70 @@ static void test_ambiguous_or_absent_recordings_are_refused(void)
     unlink(db);
 }
 
+/* The configurations evaluated, in order, as keys joined by ';'. */
+static void on_progress(void *user, const kt_progress *p)
+{
+    kt_buf_appendf(user, "%s;", p->config);
+}
+
+/* Three valid configurations, far apart in enumeration order, and their
+ * keys joined as on_progress joins them. */
+static void pick_three(const fixture *f, uint16_t *cfgs, kt_buf *keys)
+{
+    kt_diag d = {{0}};
+    kt_problem prob;
+    kt_space *space;
+    CHECK(kt_problem_parse(f->spec, PROBLEM, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(f->spec, &prob, &space, &d) == KT_OK);
+    CHECK(kt_space_build(space, 1u << 20, &d) == KT_OK);
+    size_t np = f->spec->nparams;
+    for (int i = 0; i < 3; i++) {
+        const uint16_t *c = kt_space_at(space, (uint64_t)(400 - 150 * i));
+        memcpy(cfgs + (size_t)i * np, c, np * sizeof *cfgs);
+        char *key = kt_spec_config_key(f->spec, c);
+        kt_buf_appendf(keys, "%s;", key);
+        free(key);
+    }
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+}
+
+static void test_start_configurations_go_first(void)
+{
+    fixture f = fixture_new(NULL);
+    uint16_t cfgs[3 * 8];
+    kt_buf want = {0}, got = {0};
+    pick_three(&f, cfgs, &want);
+    kt_tune_opts o = replay_opts(f.rp, "brute_force");
+    o.start = cfgs;
+    o.nstart = 3;
+    o.start_only = true;
+    o.progress = on_progress;
+    o.progress_user = &got;
+    kt_tune_report rep;
+    kt_diag d = {{0}};
+    CHECK(kt_tune(f.spec, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.measured, 3); /* only those: no default, no strategy */
+    CHECK(rep.default_skipped);
+    CHECK_STR(got.data, want.data);
+    kt_tune_report_clear(&rep);
+    /* with a strategy: the default, the three, then the strategy's */
+    o.start_only = false;
+    o.budget = (kt_budget){KT_BUDGET_COUNT, 10};
+    free(kt_buf_take(&got));
+    CHECK(kt_tune(f.spec, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.measured, 10);
+    CHECK(!rep.default_skipped);
+    char *first = kt_strdup(got.data);
+    CHECK(strncmp(first, rep.default_config, strlen(rep.default_config)) == 0);
+    CHECK(strncmp(first + strlen(rep.default_config) + 1, want.data, strlen(want.data)) == 0);
+    free(first);
+    free(kt_buf_take(&got));
+    free(kt_buf_take(&want));
+    kt_tune_report_clear(&rep);
+    fixture_free(&f);
+}
+
 /* Strategy benchmarks replay thousands of runs; each must cost well under
  * a millisecond (a generous bound: the sanitised build is slower too). */
 static void test_thousands_of_replays_take_seconds(void)
@@ -279,6 +343,7 @@ static const kt_test TESTS[] = {
     KT_T(test_replay_honours_budget_and_seed),
     KT_T(test_a_configuration_missing_from_the_recording_is_an_error),
     KT_T(test_ambiguous_or_absent_recordings_are_refused),
+    KT_T(test_start_configurations_go_first),
     KT_T(test_thousands_of_replays_take_seconds),
 };
 

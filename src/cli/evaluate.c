@@ -178,6 +178,11 @@ int cli_evaluate(int argc, char **argv)
         return cli_error("%s", diag.msg);
     kt_model_info info;
     kt_model_describe(m, &info);
+    if (info.ntest == 0) {
+        kt_model_free(m);
+        return cli_error("%s holds out no problems (trained with --holdout 0): "
+                         "nothing to evaluate", o.model);
+    }
     char *spec = o.spec ? kt_strdup(o.spec) : kt_asprintf("kernels/miopen/%s.json", info.kernel);
     bool have_spec = spec && access(spec, R_OK) == 0;
     if (!have_spec && !o.unconstrained)

@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char USAGE[] =
     "usage: ktune train --db FILE --kernel NAME [--where F=V,...] [--model METHOD]\n"
@@ -24,7 +25,8 @@ static const char USAGE[] =
     "                      xgboost (a chain of gradient-boosted classifiers,\n"
     "                      one per parameter, each reading the parameters\n"
     "                      chosen before it)\n"
-    "  --holdout F         fraction held out for evaluation (default 0.2)\n"
+    "  --holdout F         fraction held out for evaluation (default 0.2; 0:\n"
+    "                      train on every problem, e.g. to test on other shapes)\n"
     "  --seed N            seed of the split (default 1)\n"
     "  --split-ignore F,.. hold out whole groups of problems that differ only\n"
     "                      in these fields (e.g. batchsize,direction), so no\n"
@@ -94,7 +96,11 @@ int cli_train(int argc, char **argv)
         case 'K': kernel = optarg; break;
         case 'w': o.where = optarg; break;
         case 'm': o.method = optarg; break;
-        case 'H': rc = cli_parse_double("train", "--holdout", optarg, &o.holdout); break;
+        case 'H': /* 0 is allowed: hold nothing out */
+            o.holdout = 0;
+            if (strcmp(optarg, "0") != 0)
+                rc = cli_parse_double("train", "--holdout", optarg, &o.holdout);
+            break;
         case 's': rc = cli_parse_u64("train", "--seed", optarg, &o.seed); break;
         case 'k':
             rc = cli_parse_u64("train", "--k", optarg, &u);

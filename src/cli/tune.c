@@ -1,6 +1,7 @@
 /* tune.c - `ktune tune`: run the tuner and report the best configuration. */
 #include "cli/cli.h"
 #include "core/util.h"
+#include "ml/predict.h"
 #include "tune/tuner.h"
 
 #include <getopt.h>
@@ -19,6 +20,13 @@ static const char USAGE[] =
     "options:\n"
     "  --problem K=V,...   problem sizes (default: the spec's defaults)\n"
     "  --strategy NAME     search strategy (default brute_force):\n%s"
+    "                        predict      only the --top K configurations a\n"
+    "                                     trained --model predicts (constrained\n"
+    "                                     beam search: all valid)\n"
+    "                        predict+search  those first, then the default\n"
+    "                                     strategy within the budget\n"
+    "  --model MODEL       with predict: a model from 'ktune train' on this kernel\n"
+    "  --top K             with predict: how many predictions (default 10)\n"
     "  --budget N          evaluate at most N configurations (N%% for a fraction\n"
     "                      of the space); default: the spec's Budget, else all\n"
     "  --time S            stop starting new measurements after S seconds\n"
@@ -149,7 +157,9 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
                                           ? result_json(r, r->best_config, &r->best)
                                           : NULL);
     json_object_object_add(o, "default",
-                           result_json(r, r->default_config, &r->default_result));
+                           r->default_skipped ? NULL
+                                              : result_json(r, r->default_config,
+                                                            &r->default_result));
     bool both = r->best_config && r->default_result.status == KT_STATUS_OK;
     json_object_object_add(o, "speedup",
                            both ? json_object_new_double(r->default_result.time_ms /
@@ -194,7 +204,10 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r, const char 
         printf(", SM clock %.0f MHz", r->best.sm_clock_mhz);
     printf("\n");
     const kt_result *d = &r->default_result;
-    if (d->status == KT_STATUS_OK) {
+    if (r->default_skipped) {
+        printf("default  %s: not measured (only the predictions were)\n",
+               r->default_config);
+    } else if (d->status == KT_STATUS_OK) {
         printf("default  %s\n         %s", r->default_config,
                format_time(d->time_ms, t1, sizeof t1));
         if (isfinite(gflops(r, d->time_ms)))
@@ -236,6 +249,8 @@ typedef struct tune_args {
     const char *spec;
     const char *replay;     /* --replay DB */
     const char *device;     /* --device NAME */
+    const char *model;      /* --model MODEL */
+    uint64_t top;           /* --top K */
 } tune_args;
 
 static int parse_option(int c, tune_args *a)
@@ -272,6 +287,8 @@ static int parse_option(int c, tune_args *a)
         break;
     case 'r': a->replay = optarg; break;
     case 'D': a->device = optarg; break;
+    case 'm': a->model = optarg; break;
+    case 'k': rc = cli_parse_u64("tune", "--top", optarg, &a->top); break;
     case 'J': a->json = true; break;
     default: rc = CLI_USAGE;
     }
@@ -288,6 +305,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"cache", required_argument, 0, 'c'},   {"json", no_argument, 0, 'J'},
         {"no-overlap", no_argument, 0, 'O'},    {"energy-window", required_argument, 0, 'E'},
         {"replay", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
+        {"model", required_argument, 0, 'm'},   {"top", required_argument, 0, 'k'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
@@ -308,25 +326,69 @@ static int parse_options(int argc, char **argv, tune_args *a)
     if (a->device && !a->replay)
         return cli_usage_error("tune", "--device chooses a recorded device: it "
                                "needs --replay");
+    bool predict = a->o.strategy && (strcmp(a->o.strategy, "predict") == 0 ||
+                                     strcmp(a->o.strategy, "predict+search") == 0);
+    if (predict != (a->model != NULL))
+        return cli_usage_error("tune", "--strategy predict and predict+search need "
+                               "--model, and --model needs one of them");
+    if (a->top != 0 && !predict)
+        return cli_usage_error("tune", "--top is for --strategy predict");
+    if (predict && (a->top == 0 ? (a->top = 10) : a->top) > 10000)
+        return cli_usage_error("tune", "--top must be 1 to 10000");
     a->spec = argv[optind];
     return CLI_OK;
 }
 
 /* --replay DB: the recording of this spec's kernel for the problem. */
-static int load_replay(const kt_spec *spec, const tune_args *a, kt_replay **out,
-                       kt_diag *diag)
+static int load_replay(const kt_spec *spec, const tune_args *a, const char *problem,
+                       kt_replay **out, kt_diag *diag)
 {
     if (access(a->replay, F_OK) != 0) /* replaying must not create a file */
         return kt_fail(diag, KT_EIO, "cannot open '%s': no such file", a->replay);
-    kt_problem prob = {0};
     kt_db *db = NULL;
-    int rc = kt_problem_parse(spec, a->o.problem, &prob, diag);
+    int rc = kt_db_open(a->replay, &db, diag);
     if (rc == KT_OK)
-        rc = kt_db_open(a->replay, &db, diag);
-    if (rc == KT_OK)
-        rc = kt_replay_load(db, a->replay, spec->name, spec->source_hash, prob.key,
+        rc = kt_replay_load(db, a->replay, spec->name, spec->source_hash, problem,
                             a->device, out, diag);
     kt_db_close(db);
+    return rc;
+}
+
+/* --strategy predict[+search]: the model's top configurations go first
+ * (*cfgs, the caller frees); predict evaluates nothing else. */
+static int predict_start(const kt_spec *spec, tune_args *a, const char *problem,
+                         uint16_t **cfgs, kt_diag *diag)
+{
+    kt_model *m = NULL;
+    size_t found = 0;
+    int rc = kt_model_load(a->model, &m, diag);
+    if (rc == KT_OK && !(*cfgs = malloc(a->top * (spec->nparams + 1) * sizeof **cfgs)))
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK)
+        rc = kt_predict_configs(m, spec->path, problem, (size_t)a->top, *cfgs, &found,
+                                diag);
+    if (rc == KT_OK && found == 0)
+        rc = kt_fail(diag, KT_ENOTFOUND, "%s predicts no valid configuration for "
+                     "problem %s", a->model, problem);
+    kt_model_free(m);
+    a->o.start = *cfgs;
+    a->o.nstart = found;
+    a->o.start_only = strcmp(a->o.strategy, "predict") == 0;
+    a->o.strategy = kt_tune_defaults().strategy;
+    return rc;
+}
+
+/* The replay and the predictions the options ask for. */
+static int prepare(const kt_spec *spec, tune_args *a, kt_replay **replay,
+                   uint16_t **cfgs, kt_diag *diag)
+{
+    kt_problem prob = {0};
+    int rc = kt_problem_parse(spec, a->o.problem, &prob, diag);
+    if (rc == KT_OK && a->replay)
+        rc = load_replay(spec, a, prob.key, replay, diag);
+    if (rc == KT_OK && a->model)
+        rc = predict_start(spec, a, prob.key, cfgs, diag);
+    a->o.replay = *replay;
     kt_problem_clear(&prob);
     return rc;
 }
@@ -342,13 +404,15 @@ int cli_tune(int argc, char **argv)
     kt_diag diag = {{0}};
     kt_spec *spec = NULL;
     kt_replay *replay = NULL;
+    uint16_t *start = NULL;
     if (kt_spec_load(a.spec, cli_warn, NULL, &spec, &diag) != KT_OK)
         return cli_error("%s", diag.msg);
-    if (a.replay && load_replay(spec, &a, &replay, &diag) != KT_OK) {
+    if (prepare(spec, &a, &replay, &start, &diag) != KT_OK) {
+        free(start);
+        kt_replay_free(replay);
         kt_spec_free(spec);
         return cli_error("%s", diag.msg);
     }
-    a.o.replay = replay;
     bool bar = isatty(STDERR_FILENO);
     a.o.progress = bar ? draw_progress : NULL;
     kt_tune_report rep;
@@ -362,6 +426,7 @@ int cli_tune(int argc, char **argv)
     else
         rc = cli_error("%s", diag.msg);
     kt_tune_report_clear(&rep);
+    free(start);
     kt_replay_free(replay);
     kt_spec_free(spec);
     return rc;

@@ -126,3 +126,11 @@ bool kt_constraint_valid(kt_constraint *c, const uint16_t *tokens)
     return c->space && to_values(c, tokens, c->nout) &&
            kt_space_is_valid(c->space, c->cfg);
 }
+
+bool kt_constraint_values(kt_constraint *c, const uint16_t *tokens, uint16_t *cfg)
+{
+    if (!to_values(c, tokens, c->nout))
+        return false;
+    memcpy(cfg, c->cfg, c->nout * sizeof *cfg);
+    return true;
+}

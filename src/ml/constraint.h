@@ -30,4 +30,8 @@ bool kt_constraint_prefix_ok(void *c, const uint16_t *prefix, size_t len);
 /* Is the complete token sequence a valid configuration? */
 bool kt_constraint_valid(kt_constraint *c, const uint16_t *tokens);
 
+/* The spec's value indices (cfg, one per parameter) of a complete token
+ * sequence; false when a token has no value in the spec. */
+bool kt_constraint_values(kt_constraint *c, const uint16_t *tokens, uint16_t *cfg);
+
 #endif /* KT_CONSTRAINT_H */

@@ -157,8 +157,8 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
         return kt_fail(diag, KT_EINVAL, "unknown method '%s' (available: %s)", o->method,
                        names);
     }
-    if (!(o->holdout > 0 && o->holdout < 1))
-        return kt_fail(diag, KT_EINVAL, "--holdout must be between 0 and 1");
+    if (!(o->holdout >= 0 && o->holdout < 1))
+        return kt_fail(diag, KT_EINVAL, "--holdout must be at least 0 and below 1");
     kt_model *m = calloc(1, sizeof *m);
     size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0;
     if (!m)

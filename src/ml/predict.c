@@ -31,3 +31,25 @@ int kt_predict(const kt_model *m, kt_constraint *c, const char *problem_key,
     free(vocab_n);
     return rc;
 }
+
+int kt_predict_configs(const kt_model *m, const char *spec_path,
+                       const char *problem_key, size_t width, uint16_t *cfgs,
+                       size_t *found, kt_diag *diag)
+{
+    *found = 0;
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    kt_constraint *c = NULL;
+    uint16_t *tokens = malloc(width * (info.nout + 1) * sizeof *tokens);
+    int rc = tokens ? kt_constraint_new(spec_path, &info, &c, diag)
+                    : kt_fail(diag, KT_ENOMEM, "out of memory");
+    size_t n = 0;
+    if (rc == KT_OK)
+        rc = kt_predict(m, c, problem_key, width, tokens, NULL, &n, diag);
+    for (size_t i = 0; rc == KT_OK && i < n; i++)
+        if (kt_constraint_values(c, tokens + i * info.nout, cfgs + *found * info.nout))
+            ++*found; /* always: the constrained search keeps valid ones only */
+    kt_constraint_free(c);
+    free(tokens);
+    return rc;
+}

@@ -343,10 +343,12 @@ static int evaluate_default(run *r)
     r->rep->default_result = (kt_result){.status = KT_STATUS_INVALID, .time_ms = NAN};
     if (!r->rep->default_config)
         rc = kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    else if (r->opts->start_only)
+        r->rep->default_skipped = true;
     else if (kt_space_is_valid(r->space, def))
         rc = evaluate(r, def, 1);
     bool found = false;
-    if (rc == KT_OK)
+    if (rc == KT_OK && !r->rep->default_skipped)
         rc = lookup(r, r->rep->default_config, &r->rep->default_result, &found, false);
     free(def);
     return rc;
@@ -360,7 +362,9 @@ static int search(run *r)
     if (!buf)
         return kt_fail(r->diag, KT_ENOMEM, "out of memory");
     int rc = evaluate_default(r);
-    while (rc == KT_OK && budget_left(r)) {
+    if (rc == KT_OK && r->opts->nstart > 0)
+        rc = evaluate(r, r->opts->start, r->opts->nstart);
+    while (rc == KT_OK && !r->opts->start_only && budget_left(r)) {
         size_t n = 0;
         rc = r->strategy->propose(r->strategy_state, buf, batch, &n);
         if (rc != KT_OK || n == 0)

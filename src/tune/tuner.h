@@ -51,6 +51,14 @@ typedef struct kt_tune_opts {
                                it is built, where the backend streams builds) */
     const kt_replay *replay; /* answer from this recording; NULL: measure.
                                 Budgets in seconds are refused with it. */
+    const uint16_t *start;  /* nstart configurations (value indices in spec
+                               order, e.g. a predictor's top k) evaluated
+                               after the default and before the strategy's
+                               proposals, which observes them; invalid ones
+                               are skipped */
+    size_t nstart;
+    bool start_only;        /* evaluate the start configurations only: not
+                               the default, no strategy proposals */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
@@ -67,6 +75,7 @@ typedef struct kt_tune_report {
     kt_result best;
     char *default_config;
     kt_result default_result; /* status tells whether it succeeded */
+    bool default_skipped;   /* start_only: the default was not evaluated */
 } kt_tune_report;
 
 kt_tune_opts kt_tune_defaults(void);

@@ -21,3 +21,37 @@ run "$TMP/g2.json"
 [ "$(json_get "$TMP/g2.json" measured)" = 0 ] || fail "gemm rerun measured again"
 [ "$(json_get "$TMP/g2.json" cached)" = 10 ] || fail "gemm rerun: $(cat "$TMP/g2.json")"
 pass "gemm: the rerun measures nothing"
+
+# Unseen shapes: train k-NN on two tuned shapes (the same seed draws the
+# same configurations, so nothing new compiles), then at a third shape
+# measure only the top predictions, or continue from them with the default
+# strategy.  Every measured configuration must verify.
+"$KTUNE" tune "$SPEC" --problem M=64,N=100,K=200 --strategy random --budget 10 \
+    --seed 5 --db "$TMP/g.db" --cache "$TMP/cache" >/dev/null
+"$KTUNE" train --db "$TMP/g.db" --kernel gemm --holdout 0 --out "$TMP/g.ktm" |
+    grep -q "knn on 2 samples of gemm (0 held out)" || fail "train on the tuned shapes"
+"$KTUNE" tune "$SPEC" --problem M=80,N=90,K=150 --strategy predict --model "$TMP/g.ktm" \
+    --top 3 --db "$TMP/p.db" --cache "$TMP/cache" --json >"$TMP/p.json"
+[ "$(json_get "$TMP/p.json" measured)" = 3 ] || fail "predict: $(cat "$TMP/p.json")"
+[ "$(sed -n 's/^    "ok": \([0-9]*\),*$/\1/p' "$TMP/p.json")" = 3 ] ||
+    fail "predict: a prediction did not verify: $(cat "$TMP/p.json")"
+grep -q '"default": null' "$TMP/p.json" || fail "predict measured the default"
+"$KTUNE" tune "$SPEC" --problem M=80,N=90,K=150 --strategy predict --model "$TMP/g.ktm" \
+    --top 3 --db "$TMP/p.db" --cache "$TMP/cache" >"$TMP/p.out"
+grep -q "^evaluated 3 (0 measured now, 3 from the database)" "$TMP/p.out" &&
+    grep -q "not measured (only the predictions were)" "$TMP/p.out" ||
+    fail "predict text: $(cat "$TMP/p.out")"
+pass "gemm: --strategy predict measures only the top 3 predictions"
+"$KTUNE" tune "$SPEC" --problem M=80,N=90,K=150 --strategy predict+search \
+    --model "$TMP/g.ktm" --top 2 --budget 5 --db "$TMP/ps.db" --cache "$TMP/cache" \
+    --json >"$TMP/ps.json"
+[ "$(json_get "$TMP/ps.json" measured)" = 5 ] || fail "predict+search: $(cat "$TMP/ps.json")"
+[ "$(sed -n 's/^    "ok": \([0-9]*\),*$/\1/p' "$TMP/ps.json")" = 5 ] ||
+    fail "predict+search: not every configuration verified: $(cat "$TMP/ps.json")"
+pass "gemm: --strategy predict+search continues from the predictions"
+expect_fail 2 "need --model" "$KTUNE" tune "$SPEC" --strategy predict
+expect_fail 2 "need --model" "$KTUNE" tune "$SPEC" --model "$TMP/g.ktm"
+expect_fail 2 "top is for --strategy predict" "$KTUNE" tune "$SPEC" --top 3
+expect_fail 1 "cannot open '$TMP/none.ktm'|$TMP/none.ktm" \
+    "$KTUNE" tune "$SPEC" --strategy predict --model "$TMP/none.ktm" --db "$TMP/p.db"
+pass "gemm: predict's options are checked"
