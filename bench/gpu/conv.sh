@@ -40,10 +40,13 @@ if [ $bad = 1 ]; then
     exit 1
 fi
 
-# 2. compile/measure overlap: the same random configurations, empty caches
+# 2. compile/measure overlap: the same random configurations, empty caches,
+# with the default energy window and without energy readings (E0)
 L2=N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1
-for mode in batch stream; do
-    opt=; [ $mode = batch ] && opt=--no-overlap
+for mode in batch stream batch-E0 stream-E0; do
+    opt=
+    case $mode in batch*) opt=--no-overlap ;; esac
+    case $mode in *E0) opt="$opt --energy-window 0" ;; esac
     rm -rf "$W/cache-$mode"
     $K tune kernels/conv/conv-igemm-cuda.json --problem $L2 --strategy random \
         --budget "$BO" --seed 11 --db "$W/overlap-$mode.db" --cache "$W/cache-$mode" \

@@ -68,12 +68,28 @@ def main():
         print(f"| {name} `{prob}` | {flops:.2f} | {cell(ti, gi, ki, ig)} | "
               f"{cell(td, gd, kd, di)} | {fmt(f32)} | {ratio} | {fmt(t32)} |")
     print()
-    print("| compile/measure | measured | seconds | waiting for NVRTC | configurations/s |")
+    print("| best configuration | time | energy per call | average power | SM clock |")
     print("| --- | --- | --- | --- | --- |")
-    for mode in ("batch", "stream"):
+    for l in layers:
+        name = l.split(":", 1)[0]
+        for k in ("igemm", "direct"):
+            r = load(os.path.join(runs, f"{name}-{k}.json"))
+            b = r.get("best") if r else None
+            if b:
+                e = b.get("energy_j")
+                print(f"| {name} {k} | {b['time_ms']:.3f} ms |"
+                      f" {e * 1e3:.1f} mJ | {b['power_w']:.0f} W |" if e else
+                      f"| {name} {k} | {b['time_ms']:.3f} ms | unknown | unknown |",
+                      f" {b.get('sm_clock_mhz', 0):.0f} MHz |")
+    print()
+    print("| compile/measure | energy window | measured | seconds | waiting for NVRTC |"
+          " configurations/s |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for mode in ("batch", "stream", "batch-E0", "stream-E0"):
         r = load(os.path.join(runs, f"overlap-{mode}.json"))
         if r:
-            print(f"| {mode} | {r['measured']} | {r['seconds']:.1f} |"
+            window = "none" if mode.endswith("E0") else "0.3 s"
+            print(f"| {mode.split('-')[0]} | {window} | {r['measured']} | {r['seconds']:.1f} |"
                   f" {r.get('compile_wait_s', 0):.1f} s | {r['measured'] / r['seconds']:.2f} |")
 
 
