@@ -253,6 +253,19 @@ typedef struct tune_args {
     uint64_t top;           /* --top K */
 } tune_args;
 
+/* --energy-window: 0 (no energy) or up to a minute. */
+static int parse_window(const char *text, double *out)
+{
+    if (strcmp(text, "0") == 0) {
+        *out = 0;
+        return CLI_OK;
+    }
+    int rc = cli_parse_double("tune", "--energy-window", text, out);
+    if (rc == CLI_OK && *out > 60)
+        rc = cli_usage_error("tune", "--energy-window must be 0 to 60 seconds");
+    return rc;
+}
+
 static int parse_option(int c, tune_args *a)
 {
     kt_tune_opts *o = &a->o;
@@ -278,13 +291,7 @@ static int parse_option(int c, tune_args *a)
               break;
     case 'c': o->backend.cache_dir = optarg; break;
     case 'O': o->no_overlap = true; break;
-    case 'E':
-        rc = cli_parse_double("tune", "--energy-window", optarg,
-                              &o->measure.energy_window_s);
-        if (rc == CLI_OK && !(o->measure.energy_window_s >= 0 &&
-                              o->measure.energy_window_s <= 60))
-            rc = cli_usage_error("tune", "--energy-window must be 0 to 60 seconds");
-        break;
+    case 'E': rc = parse_window(optarg, &o->measure.energy_window_s); break;
     case 'r': a->replay = optarg; break;
     case 'D': a->device = optarg; break;
     case 'm': a->model = optarg; break;

@@ -208,12 +208,12 @@ static void sample_clock(const kt_worker *w, clock_avg *c)
  * times. */
 #define MIN_SAMPLE_MS 0.05
 /* Calls per batch of the energy window: about this long each. */
-#define ENERGY_BATCH_MS 20.0
+#define ENERGY_BATCH_MS 5.0
 
 /* Repeat in batches of samples until the timing is stable or a limit is
  * reached; r gets the statistics.  ch->times holds the samples, then as
- * many slots to sort a copy in.  Returns the calls made, 0 on failure. */
-static double time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
+ * many slots to sort a copy in.  False when a run failed. */
+static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
                            kt_result *r, kt_diag *diag)
 {
     const kt_measure_opts *o = &ch->w->opts;
@@ -223,7 +223,7 @@ static double time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
     for (;;) {
         int k = o->max_reps - reps < 5 ? o->max_reps - reps : 5;
         if (run_protected(ch, kernel, k, inner, times + reps, diag) != KT_OK)
-            return 0;
+            return false;
         for (int i = 0; i < k; i++)
             total_ms += times[reps + i] * inner;
         reps += k;
@@ -239,29 +239,55 @@ static double time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
     r->min_ms = s.min;
     r->spread = s.spread;
     r->reps = reps;
-    return (double)reps * inner;
+    return true;
 }
 
-/* Keep the kernel running, untimed, until the energy counter has been
- * read across energy_window_s since t0: NVML's counter moves in steps of
- * tens of milliseconds, so a shorter loop reads too little, often 0 J.
- * Returns the extra calls, -1 on failure. */
-static double energy_window(child *ch, void *kernel, double t0, double ms, clock_avg *clk,
-                            kt_diag *diag)
+/* The most the ends of an energy span may be uncertain by, as a fraction
+ * of the span. */
+#define ENERGY_MAX_ERROR 0.05
+
+/* Average power while the kernel runs back to back, read between two
+ * steps of the energy counter at least energy_window_s apart: NVML's
+ * counter moves in steps tens of milliseconds apart, so a reading over an
+ * arbitrary span is off by up to a step (a 0.3 s span on the H100 read
+ * from 128 to 822 W), while one between steps is not.  A step is dated at
+ * the middle of the batch (about ENERGY_BATCH_MS of calls) in which it
+ * appeared, so each end is known to half its batch; the span ends at the
+ * first step that keeps both halves within ENERGY_MAX_ERROR of it (a
+ * descheduled process makes batches longer).  *watts is NAN when no such
+ * span came; returns KT_OK unless a run failed. */
+static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
+                         kt_diag *diag)
 {
+    const kt_worker *w = ch->w;
     int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
-    double extra = 0, dummy;
-    while (kt_now() - t0 < ch->w->opts.energy_window_s) {
+    double window = w->opts.energy_window_s, dummy;
+    double e_prev = energy(w), t_prev = kt_now(), e_a = NAN, t_a = 0, half_a = 0;
+    double give_up = t_prev + 3 * window + 1;
+    *watts = NAN;
+    for (;;) {
         if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
-            return -1;
-        extra += inner;
-        sample_clock(ch->w, clk);
+            return KT_EBACKEND;
+        sample_clock(w, clk);
+        double e = energy(w), t = kt_now(), mid = (t_prev + t) / 2, half = (t - t_prev) / 2;
+        if (e != e_prev && isnan(e_a) && half < window / 8) {
+            e_a = e;
+            t_a = mid;
+            half_a = half;
+        } else if (e != e_prev && !isnan(e_a) && mid - t_a >= window &&
+                   half_a + half <= ENERGY_MAX_ERROR * (mid - t_a)) {
+            *watts = (e - e_a) / (mid - t_a);
+            return KT_OK;
+        }
+        if (t > give_up)
+            return KT_OK;
+        e_prev = e;
+        t_prev = t;
     }
-    return extra;
 }
 
-/* Time the kernel, then read its energy per call, average power and SM
- * clock over the timed calls and the energy window together. */
+/* Time the kernel, then read its average power (energy per call is that
+ * power times the median time) and the SM clock. */
 static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
 {
     double warm;
@@ -271,18 +297,15 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
                 : warm <= MIN_SAMPLE_MS / 10000 ? 10000
                                                 : (int)ceil(MIN_SAMPLE_MS / warm);
     clock_avg clk = {0};
-    double e0 = energy(ch->w), t0 = kt_now();
-    bool want = !isnan(e0) && ch->w->opts.energy_window_s > 0;
-    double calls = time_samples(ch, kernel, inner, &clk, r, diag), extra = 0;
-    if (calls > 0 && want)
-        extra = energy_window(ch, kernel, t0, r->time_ms, &clk, diag);
-    if (calls <= 0 || extra < 0)
+    if (!time_samples(ch, kernel, inner, &clk, r, diag))
         return;
-    double joules = want ? energy(ch->w) - e0 : NAN, wall = kt_now() - t0;
+    double watts = NAN;
+    if (!isnan(energy(ch->w)) && ch->w->opts.energy_window_s > 0 &&
+        energy_window(ch, kernel, r->time_ms, &clk, &watts, diag) != KT_OK)
+        return;
     r->status = KT_STATUS_OK;
-    /* a counter that did not move measured nothing: unknown, not 0 J */
-    r->energy_j = joules > 0 ? joules / (calls + extra) : NAN;
-    r->power_w = joules > 0 ? joules / wall : NAN;
+    r->power_w = watts > 0 ? watts : NAN;
+    r->energy_j = r->power_w * r->time_ms * 1e-3;
     r->sm_clock_mhz = clk.n ? clk.sum / clk.n : 0;
 }
 

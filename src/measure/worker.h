@@ -21,9 +21,10 @@ typedef struct kt_measure_opts {
     double min_time_s;    /* keep repeating until this much was timed (0.2) */
     double max_time_s;    /* stop repeating after this much (3) */
     double max_spread;    /* repeat more while (p75-p25)/median exceeds it (0.05) */
-    double energy_window_s; /* where energy is readable, the kernel runs at least
-                               this long (timed calls included) for one reading
-                               (0.3); 0: no energy */
+    double energy_window_s; /* where energy is readable, the kernel also runs
+                               back to back for at least this long, between two
+                               steps of the energy counter, for its average
+                               power (0.3); 0: no energy */
     double timeout_s;     /* one evaluation, all repetitions included (30) */
     uint64_t seed;        /* input data */
 } kt_measure_opts;

@@ -28,6 +28,8 @@ expect_fail 1 "'Q' is not a problem parameter" "$KTUNE" tune "$SPEC" --problem Q
 expect_fail 1 "unknown strategy 'psychic'" "$KTUNE" tune "$SPEC" --strategy psychic \
     --db "$TMP/e.db"
 expect_fail 2 "expected one SPEC" "$KTUNE" tune
+expect_fail 2 "must be 0 to 60 seconds" "$KTUNE" tune "$SPEC" --energy-window 61
+expect_fail 2 "expects a positive number, not '-1'" "$KTUNE" tune "$SPEC" --energy-window -1
 pass "bad options"
 
 echo "definitely not sqlite" >"$TMP/not.db"

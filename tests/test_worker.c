@@ -1,0 +1,95 @@
+/* test_worker.c - the worker's energy and clock readings, without a GPU:
+ * the CPU backend with a stand-in energy counter that, like NVML's, moves
+ * in steps (every 25 ms, at a constant 100 W) and a clock fixed at
+ * 1500 MHz.  Average power is read between two steps, so it comes out
+ * within 5% of 100 W whatever the phase and however loaded the machine;
+ * energy per call is that power times the median time. */
+#include "backend/backend.h"
+#include "core/space.h"
+#include "core/util.h"
+#include "measure/worker.h"
+#include "test.h"
+
+#include <math.h>
+
+#define STEP_S 0.025
+#define WATTS 100.0
+
+static double stepping_energy(void *ctx)
+{
+    (void)ctx;
+    return floor(kt_now() / STEP_S) * STEP_S * WATTS;
+}
+
+static double fixed_clock(void *ctx)
+{
+    (void)ctx;
+    return 1500;
+}
+
+/* One evaluation of the faulty kernel's correct configuration. */
+static kt_result evaluate(double window)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    kt_space *space;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(kt_test_path("tests/kernels/faulty.json"), NULL, NULL, &spec,
+                       &d) == KT_OK);
+    CHECK(kt_problem_parse(spec, "N=5000", &prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
+    CHECK(kt_space_build(space, 1000, &d) == KT_OK);
+    kt_backend be = *kt_backend_find("cpu");
+    be.energy_j = stepping_energy;
+    be.clock_mhz = fixed_clock;
+    char cache[128];
+    snprintf(cache, sizeof cache, "/tmp/ktune-test-worker-%d", (int)getpid());
+    kt_backend_opts bo = {.cache_dir = cache, .jobs = 2};
+    void *ctx;
+    CHECK(be.open(spec, &bo, &ctx, &d) == KT_OK);
+    uint16_t cfg[2];
+    kt_space_default(space, cfg);
+    const uint16_t *list[2] = {NULL, cfg};
+    kt_build b[2];
+    CHECK(be.compile(ctx, list, 2, b, &d) == KT_OK);
+    CHECK(b[0].status == KT_STATUS_OK && b[1].status == KT_STATUS_OK);
+    kt_measure_opts mo = kt_measure_defaults();
+    mo.min_time_s = 0.01;
+    mo.energy_window_s = window;
+    kt_worker *w;
+    kt_result r;
+    CHECK(kt_worker_new(&be, ctx, spec, &prob, b[0].artifact, cfg, &mo, &w, &d) == KT_OK);
+    CHECK(kt_worker_eval(w, b[1].artifact, cfg, &r, &d) == KT_OK);
+    kt_worker_free(w);
+    kt_builds_clear(b, 2);
+    be.close(ctx);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+    return r;
+}
+
+static void test_power_is_read_between_counter_steps(void)
+{
+    for (int i = 0; i < 3; i++) { /* three phases against the steps */
+        kt_result r = evaluate(0.2);
+        CHECK(r.status == KT_STATUS_OK);
+        CHECK_NEAR(r.power_w, WATTS, 0.06 * WATTS); /* the worker's bound: 5% */
+        CHECK_NEAR(r.energy_j, r.power_w * r.time_ms * 1e-3, 1e-12);
+        CHECK_NEAR(r.sm_clock_mhz, 1500, 0);
+    }
+}
+
+static void test_no_window_means_no_energy(void)
+{
+    kt_result r = evaluate(0);
+    CHECK(r.status == KT_STATUS_OK);
+    CHECK(isnan(r.energy_j) && isnan(r.power_w));
+    CHECK_NEAR(r.sm_clock_mhz, 1500, 0); /* the clock is still read */
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_power_is_read_between_counter_steps),
+    KT_T(test_no_window_means_no_energy),
+};
+KT_TEST_MAIN(TESTS)
