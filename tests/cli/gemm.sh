@@ -30,18 +30,24 @@ pass "gemm: the rerun measures nothing"
     --seed 5 --db "$TMP/g.db" --cache "$TMP/cache" >/dev/null
 "$KTUNE" train --db "$TMP/g.db" --kernel gemm --holdout 0 --out "$TMP/g.ktm" |
     grep -q "knn on 2 samples of gemm (0 held out)" || fail "train on the tuned shapes"
+# Two tuned shapes may share their best configuration, and then fewer than
+# three valid configurations can be built from their tokens: predict must
+# measure exactly what `ktune predict` lists.
+n=$("$KTUNE" predict --model "$TMP/g.ktm" --spec "$SPEC" --problem M=80,N=90,K=150 --top 3 |
+    wc -l)
+[ "$n" -ge 1 ] && [ "$n" -le 3 ] || fail "ktune predict listed $n configurations"
 "$KTUNE" tune "$SPEC" --problem M=80,N=90,K=150 --strategy predict --model "$TMP/g.ktm" \
     --top 3 --db "$TMP/p.db" --cache "$TMP/cache" --json >"$TMP/p.json"
-[ "$(json_get "$TMP/p.json" measured)" = 3 ] || fail "predict: $(cat "$TMP/p.json")"
-[ "$(sed -n 's/^    "ok": \([0-9]*\),*$/\1/p' "$TMP/p.json")" = 3 ] ||
+[ "$(json_get "$TMP/p.json" measured)" = "$n" ] || fail "predict: $(cat "$TMP/p.json")"
+[ "$(sed -n 's/^    "ok": \([0-9]*\),*$/\1/p' "$TMP/p.json")" = "$n" ] ||
     fail "predict: a prediction did not verify: $(cat "$TMP/p.json")"
 grep -q '"default": null' "$TMP/p.json" || fail "predict measured the default"
 "$KTUNE" tune "$SPEC" --problem M=80,N=90,K=150 --strategy predict --model "$TMP/g.ktm" \
     --top 3 --db "$TMP/p.db" --cache "$TMP/cache" >"$TMP/p.out"
-grep -q "^evaluated 3 (0 measured now, 3 from the database)" "$TMP/p.out" &&
+grep -q "^evaluated $n (0 measured now, $n from the database)" "$TMP/p.out" &&
     grep -q "not measured (only the predictions were)" "$TMP/p.out" ||
     fail "predict text: $(cat "$TMP/p.out")"
-pass "gemm: --strategy predict measures only the top 3 predictions"
+pass "gemm: --strategy predict measures only the top predictions ($n)"
 "$KTUNE" tune "$SPEC" --problem M=80,N=90,K=150 --strategy predict+search \
     --model "$TMP/g.ktm" --top 2 --budget 5 --db "$TMP/ps.db" --cache "$TMP/cache" \
     --json >"$TMP/ps.json"
