@@ -16,6 +16,7 @@ static const char *const SEARCHERS[] = {
     "genetic",
     "diff_evo",
     "model_guided",
+    "pso",
 };
 
 #define P(name, values) "{\"Name\": \"" name "\", \"Type\": \"int\", \"Values\": \"" values "\", \"Default\": 0}"

@@ -9,6 +9,7 @@ extern const kt_strategy kt_strategy_local_search;
 extern const kt_strategy kt_strategy_annealing;
 extern const kt_strategy kt_strategy_genetic;
 extern const kt_strategy kt_strategy_diff_evo;
+extern const kt_strategy kt_strategy_pso;
 extern const kt_strategy kt_strategy_model_guided;
 
 static const kt_strategy *const REGISTRY[] = {
@@ -19,6 +20,7 @@ static const kt_strategy *const REGISTRY[] = {
     &kt_strategy_genetic,
     &kt_strategy_diff_evo,
     &kt_strategy_model_guided,
+    &kt_strategy_pso,
 };
 
 size_t kt_strategy_count(void) { return sizeof REGISTRY / sizeof REGISTRY[0]; }
