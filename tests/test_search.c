@@ -6,6 +6,7 @@
  * search strategy finds better configurations than random search. */
 #include "core/space.h"
 #include "core/util.h"
+#include "search/history.h"
 #include "search/strategy.h"
 #include "spec_util.h"
 
@@ -17,6 +18,7 @@ static const char *const SEARCHERS[] = {
     "diff_evo",
     "model_guided",
     "pso",
+    "ensemble",
 };
 
 #define P(name, values) "{\"Name\": \"" name "\", \"Type\": \"int\", \"Values\": \"" values "\", \"Default\": 0}"
@@ -278,7 +280,42 @@ static void test_searchers_beat_random_on_a_smooth_landscape(void)
     fixture_close(&f);
 }
 
+/* The history ranks what it has observed; a proposal left unobserved when
+ * the next batch begins counts as failed and is not proposed again. */
+static void test_history_ranks_and_settles(void)
+{
+    fixture f = fixture_main();
+    kt_history h;
+    CHECK(kt_history_init(&h, f.space) == KT_OK);
+    static const double COSTS[] = {5, 2, INFINITY, 3, 1};
+    for (uint64_t i = 0; i < 5; i++) {
+        kt_result r = {.status = isinf(COSTS[i]) ? KT_STATUS_CRASH : KT_STATUS_OK,
+                       .time_ms = COSTS[i]};
+        kt_history_observe(&h, kt_space_at(f.space, i * 7), &r);
+    }
+    uint64_t top[9];
+    CHECK_EQ_INT(kt_history_top(&h, 3, top), 3);
+    CHECK(top[0] == 28 && top[1] == 7 && top[2] == 21);
+    CHECK_EQ_INT(kt_history_top(&h, 9, top), 4);  /* the failure is not ranked */
+    CHECK(h.best == 28 && h.best_cost == 1);
+    uint16_t out[2 * 5];
+    kt_batch b = kt_batch_begin(&h, out, 2);
+    CHECK(kt_batch_add(&b, kt_space_at(f.space, 100)));
+    CHECK(!kt_batch_add(&b, kt_space_at(f.space, 100)));  /* proposed */
+    CHECK(!kt_batch_add(&b, kt_space_at(f.space, 7)));    /* observed */
+    CHECK(kt_history_seen(&h, 100));
+    size_t n;
+    CHECK(kt_batch_end(&b, &n) == KT_OK && n == 1);
+    b = kt_batch_begin(&h, out, 2);
+    double c;
+    CHECK(kt_history_cost(&h, 100, &c) && isinf(c));
+    CHECK(!kt_batch_add(&b, kt_space_at(f.space, 100)));
+    kt_history_clear(&h);
+    fixture_close(&f);
+}
+
 static const kt_test TESTS[] = {
+    KT_T(test_history_ranks_and_settles),
     KT_T(test_searchers_are_registered),
     KT_T(test_every_proposal_is_valid_and_batches_fit),
     KT_T(test_runs_end_on_a_small_space),

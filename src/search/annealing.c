@@ -56,6 +56,7 @@ static int sa_init(kt_space *space, const kt_strategy_opts *opts, void **state,
     int rc = kt_history_init(&s->hist, space);
     if (rc == KT_OK)
         rc = kt_walk_init(&s->walk, space, &s->hist, &s->rng);
+    s->walk.samples = kt_walk_samples(opts->budget);
     if (rc == KT_OK && !(s->cand = malloc(s->walk.np * sizeof *s->cand)))
         rc = KT_ENOMEM;
     if (rc != KT_OK) {
@@ -117,7 +118,10 @@ static bool anneal_step(sa_state *s, kt_batch *b, bool *done)
 static int sa_propose(void *state, uint16_t *out, size_t max, size_t *n)
 {
     sa_state *s = state;
-    kt_batch b = kt_batch_begin(&s->hist, out, max < 1 ? max : 1);
+    kt_batch b = kt_batch_begin(&s->hist, out, max);
+    if (kt_walk_sample(&s->walk, &b))
+        return kt_batch_end(&b, n);
+    b.max = max < 1 ? max : 1;
     double cur, c;
     if (s->has_cand && kt_walk_cost(&s->walk, &cur) &&
         kt_history_cost_of(&s->hist, s->cand, &c))

@@ -134,6 +134,25 @@ bool kt_history_cost_of(const kt_history *h, const uint16_t *cfg, double *cost)
            kt_history_cost(h, idx, cost);
 }
 
+size_t kt_history_top(const kt_history *h, size_t k, uint64_t *idx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < h->cap; i++) {
+        const kt_history_slot *s = &h->slots[i];
+        if (s->state != SLOT_KNOWN || !isfinite(s->cost))
+            continue;
+        size_t at = n < k ? n++ : k;  /* insertion into the sorted prefix */
+        while (at > 0 && s->cost < slot_find(h, idx[at - 1])->cost) {
+            if (at < k)
+                idx[at] = idx[at - 1];
+            at--;
+        }
+        if (at < k)
+            idx[at] = s->idx;
+    }
+    return n;
+}
+
 bool kt_history_seen(const kt_history *h, uint64_t idx)
 {
     return slot_find(h, idx)->state != SLOT_EMPTY;

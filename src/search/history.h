@@ -53,6 +53,9 @@ void kt_history_observe_state(void *state, const uint16_t *cfg, const kt_result 
 bool kt_history_cost(const kt_history *h, uint64_t idx, double *cost);
 /* The same, by configuration; false also for one outside the space. */
 bool kt_history_cost_of(const kt_history *h, const uint16_t *cfg, double *cost);
+/* The indices of up to k observed configurations of least (finite) cost,
+ * best first, into idx; returns how many. */
+size_t kt_history_top(const kt_history *h, size_t k, uint64_t *idx);
 /* Observed or proposed. */
 bool kt_history_seen(const kt_history *h, uint64_t idx);
 /* Every configuration of the space observed or proposed. */

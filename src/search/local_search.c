@@ -42,6 +42,7 @@ static int ls_init(kt_space *space, const kt_strategy_opts *opts, void **state,
     int rc = kt_history_init(&s->hist, space);
     if (rc == KT_OK)
         rc = kt_walk_init(&s->walk, space, &s->hist, &s->rng);
+    s->walk.samples = kt_walk_samples(opts->budget);
     if (rc != KT_OK) {
         ls_free(s);
         return rc;
@@ -83,7 +84,10 @@ static bool climb_step(ls_state *s, kt_batch *b, bool *done)
 static int ls_propose(void *state, uint16_t *out, size_t max, size_t *n)
 {
     ls_state *s = state;
-    kt_batch b = kt_batch_begin(&s->hist, out, max < 1 ? max : 1);
+    kt_batch b = kt_batch_begin(&s->hist, out, max);
+    if (kt_walk_sample(&s->walk, &b))
+        return kt_batch_end(&b, n);
+    b.max = max < 1 ? max : 1;
     bool done = false;
     while (!kt_batch_full(&b) && !done && !climb_step(s, &b, &done)) {
     }

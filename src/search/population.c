@@ -13,12 +13,14 @@ int kt_pop_init(kt_pop *p, size_t size, size_t np)
 {
     *p = (kt_pop){.size = size, .np = np};
     p->cfg = calloc(size * np + 1, sizeof *p->cfg);
-    return p->cfg ? KT_OK : KT_ENOMEM;
+    p->top = calloc(size + 1, sizeof *p->top);
+    return p->cfg && p->top ? KT_OK : KT_ENOMEM;
 }
 
 void kt_pop_clear(kt_pop *p)
 {
     free(p->cfg);
+    free(p->top);
     *p = (kt_pop){0};
 }
 
@@ -35,9 +37,10 @@ uint16_t *kt_pop_at(const kt_pop *p, size_t i)
 
 void kt_pop_seed(kt_pop *p, const kt_history *h, kt_rng *rng)
 {
-    size_t i = 0, bytes = p->np * sizeof *p->cfg;
-    if (h->best != UINT64_MAX)
-        memcpy(kt_pop_at(p, i++), kt_space_at(h->space, h->best), bytes);
+    size_t bytes = p->np * sizeof *p->cfg, half = (p->size + 1) / 2;
+    size_t i = kt_history_top(h, half, p->top);
+    for (size_t k = 0; k < i; k++)
+        memcpy(kt_pop_at(p, k), kt_space_at(h->space, p->top[k]), bytes);
     for (; i < p->size; i++)
         if (!kt_move_fresh(h, rng, kt_pop_at(p, i)))
             memcpy(kt_pop_at(p, i), i ? kt_pop_at(p, 0) : kt_space_at(h->space, 0),

@@ -18,6 +18,7 @@
 typedef struct kt_pop {
     size_t size, np;
     uint16_t *cfg;        /* size * np value indices */
+    uint64_t *top;        /* scratch for seeding: size built indices */
 } kt_pop;
 
 int kt_pop_init(kt_pop *p, size_t size, size_t np);
@@ -30,8 +31,10 @@ size_t kt_pop_size_for(uint64_t budget, size_t lo, size_t hi);
 /* Member i. */
 uint16_t *kt_pop_at(const kt_pop *p, size_t i);
 
-/* Fill the members: the best configuration observed first, then unseen
- * random ones (the best again when none is left). */
+/* Fill the members: the best configurations observed first (up to half
+ * the population: in an ensemble, or after a predictor's picks, a new
+ * population starts from what is known), then unseen random ones (the
+ * first member again when none is left). */
 void kt_pop_seed(kt_pop *p, const kt_history *h, kt_rng *rng);
 
 /* Member i's cost: +inf while unknown or failed. */

@@ -10,6 +10,7 @@ extern const kt_strategy kt_strategy_annealing;
 extern const kt_strategy kt_strategy_genetic;
 extern const kt_strategy kt_strategy_diff_evo;
 extern const kt_strategy kt_strategy_pso;
+extern const kt_strategy kt_strategy_ensemble;
 extern const kt_strategy kt_strategy_model_guided;
 
 static const kt_strategy *const REGISTRY[] = {
@@ -21,6 +22,7 @@ static const kt_strategy *const REGISTRY[] = {
     &kt_strategy_diff_evo,
     &kt_strategy_model_guided,
     &kt_strategy_pso,
+    &kt_strategy_ensemble,
 };
 
 size_t kt_strategy_count(void) { return sizeof REGISTRY / sizeof REGISTRY[0]; }

@@ -30,6 +30,21 @@ int kt_walk_move(kt_walk *w, const uint16_t *cfg)
     return kt_move_neighbours(w->space, w->cur, w->rng, &w->nbrs, &w->nnbrs);
 }
 
+size_t kt_walk_samples(uint64_t budget)
+{
+    uint64_t n = budget / 20;
+    return n < 3 ? 3 : n > 9 ? 9 : (size_t)n;
+}
+
+bool kt_walk_sample(kt_walk *w, kt_batch *b)
+{
+    uint16_t *cfg = w->cur;  /* scratch until the first start */
+    while (!w->started && w->hist->nknown + b->n < w->samples && !kt_batch_full(b) &&
+           kt_move_fresh(w->hist, w->rng, cfg))
+        kt_batch_add(b, cfg);
+    return b->n > 0 || b->rc != KT_OK;
+}
+
 bool kt_walk_restart(kt_walk *w, kt_batch *b)
 {
     bool first = !w->started;

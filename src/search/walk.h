@@ -3,9 +3,12 @@
  * configuration, its valid neighbours in the order to try them, and
  * restarts.
  *
- * The first start is the best configuration observed so far (the default,
- * which the tuner evaluates first); later ones are unseen random
- * configurations, proposed into the batch.
+ * The first start is the best of at least `samples` observed
+ * configurations (set by the strategy): a kernel's default is often far
+ * from good, so unseen random ones make up the shortfall of what is known
+ * (the default, a predictor's picks, an ensemble's other results).  Later
+ * starts are unseen random configurations.  All are proposed into the
+ * batch.
  */
 #ifndef KT_WALK_H
 #define KT_WALK_H
@@ -20,6 +23,7 @@ typedef struct kt_walk {
     uint16_t *cur;        /* the position */
     bool active;          /* false: restart next */
     bool started;         /* the first start has been made */
+    uint64_t samples;     /* observations the first start needs */
     uint16_t *nbrs;       /* cur's valid neighbours (kt_move_neighbours order) */
     size_t nnbrs, next;   /* how many; the next one a strategy looks at */
 } kt_walk;
@@ -30,9 +34,17 @@ void kt_walk_clear(kt_walk *w);
 /* Move to cfg (which may alias w->cur) and list its neighbours. */
 int kt_walk_move(kt_walk *w, const uint16_t *cfg);
 
+/* Before the first start, propose the random samples still due (as many
+ * as fit in b); true when it proposed some (or b failed). */
+bool kt_walk_sample(kt_walk *w, kt_batch *b);
+
 /* Start again (see above).  False when every configuration has been seen;
  * b->rc carries a failure. */
 bool kt_walk_restart(kt_walk *w, kt_batch *b);
+
+/* The observations a first start needs in a run of budget evaluations: a
+ * twentieth of it, within [3, 9]. */
+size_t kt_walk_samples(uint64_t budget);
 
 /* The cost of the position, when known and finite (a start that failed
  * is not a place to walk from). */

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 SPEC=kernels/gemm/gemm-c.json
 
-for sb in local_search:6 annealing:6 genetic:6 diff_evo:6 pso:6 model_guided:14; do
+for sb in local_search:6 annealing:6 genetic:6 diff_evo:6 pso:6 model_guided:14 ensemble:8; do
     s=${sb%:*} b=${sb#*:}
     run() {
         "$KTUNE" tune "$SPEC" --problem M=40,N=33,K=50 --strategy "$s" --budget "$b" \
