@@ -19,7 +19,7 @@ static const char USAGE[] =
     "again, so an interrupted run resumes where it stopped.\n\n"
     "options:\n"
     "  --problem K=V,...   problem sizes (default: the spec's defaults)\n"
-    "  --strategy NAME     search strategy (default brute_force):\n%s"
+    "  --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT "):\n%s"
     "                        predict      only the --top K configurations a\n"
     "                                     trained --model predicts (constrained\n"
     "                                     beam search: all valid)\n"

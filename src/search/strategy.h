@@ -21,6 +21,13 @@
 
 #define KT_STRATEGY_ABI 1
 
+/* The strategy a run uses unless told otherwise: the best performer of the
+ * replayed strategy benchmark (bench/strategy_bench, docs/SEARCH.md).  On
+ * the four recorded CPU SGEMM spaces local_search reached the highest
+ * median fraction of the optimum at 2% to 20% of the space (ties at 10%+),
+ * ahead of the ensemble, whose arms' own starts cost it at small budgets. */
+#define KT_STRATEGY_DEFAULT "local_search"
+
 typedef struct kt_strategy_opts {
     uint64_t seed;
     /* Evaluations the run allows, the default configuration's included;

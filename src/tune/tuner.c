@@ -32,7 +32,7 @@ typedef struct run {
 
 kt_tune_opts kt_tune_defaults(void)
 {
-    return (kt_tune_opts){.strategy = "brute_force", .seed = 1,
+    return (kt_tune_opts){.strategy = KT_STRATEGY_DEFAULT, .seed = 1,
                           .db_path = "ktune.db",
                           .backend = {.cache_dir = ".ktune-cache", .jobs = 2},
                           .measure = kt_measure_defaults()};
@@ -124,7 +124,7 @@ static int setup(run *r)
     if (!spec->flops || kt_expr_eval(spec->flops, slots, &r->rep->flops) != KT_OK)
         r->rep->flops = NAN;
     free(slots);
-    const char *name = r->opts->strategy ? r->opts->strategy : "brute_force";
+    const char *name = r->opts->strategy ? r->opts->strategy : KT_STRATEGY_DEFAULT;
     if (!(r->strategy = kt_strategy_find(name)))
         return kt_fail(r->diag, KT_EINVAL, "unknown strategy '%s' (see 'ktune tune "
                        "--help')", name);

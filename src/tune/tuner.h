@@ -38,7 +38,7 @@ typedef void (*kt_progress_fn)(void *user, const kt_progress *p);
 
 typedef struct kt_tune_opts {
     const char *problem;    /* "M=256,N=256" overrides, or NULL */
-    const char *strategy;   /* registered name; NULL means brute_force */
+    const char *strategy;   /* registered name; NULL: KT_STRATEGY_DEFAULT */
     kt_budget budget;       /* KT_BUDGET_NONE: the spec's, else unlimited */
     uint64_t seed;
     const char *db_path;
