@@ -6,6 +6,7 @@
  * search strategy finds better configurations than random search. */
 #include "core/space.h"
 #include "core/util.h"
+#include "search/archive.h"
 #include "search/history.h"
 #include "search/strategy.h"
 #include "spec_util.h"
@@ -19,6 +20,7 @@ static const char *const SEARCHERS[] = {
     "model_guided",
     "pso",
     "ensemble",
+    "map_elites",
 };
 
 #define P(name, values) "{\"Name\": \"" name "\", \"Type\": \"int\", \"Values\": \"" values "\", \"Default\": 0}"
@@ -273,6 +275,8 @@ static void test_searchers_beat_random_on_a_smooth_landscape(void)
            " random %.4f\n", (unsigned long long)kt_space_size(f.space),
            (unsigned long long)budget, opt, rnd);
     for (size_t i = 0; i < KT_ARRAY_LEN(SEARCHERS); i++) {
+        if (strcmp(SEARCHERS[i], "map_elites") == 0)
+            continue; /* it optimises a map: test_map_elites_fills_a_better_map... */
         double ex = mean_best(SEARCHERS[i], &f, budget) - opt;
         printf("  %-14s %.4f\n", SEARCHERS[i], ex);
         CHECK(ex < 0.5 * rnd);
@@ -314,6 +318,173 @@ static void test_history_ranks_and_settles(void)
     fixture_close(&f);
 }
 
+/* ---------------------------------------------------------- MAP-Elites */
+
+/* A (1, 2, 4, 8) by B (1, 2, 3), no conditions, and two dimensions: A * B
+ * in 3 bins (9 distinct values: 3 per bin) and B in 4 (3 values: one per
+ * bin). */
+static fixture fixture_toy_map(void)
+{
+    return fixture_open(
+        "{\"Name\": \"A\", \"Values\": \"[1, 2, 4, 8]\"},"
+        "{\"Name\": \"B\", \"Values\": \"[1, 2, 3]\"}", "",
+        "{\"Name\": \"N\", \"Default\": 1}], \"BehaviourDimensions\": ["
+        "{\"Name\": \"work\", \"Expression\": \"A * B * N\", \"Bins\": 3},"
+        "{\"Name\": \"b\", \"Expression\": \"B\", \"Bins\": 4}");
+}
+
+static uint64_t toy_index(fixture *f, uint16_t a, uint16_t b)
+{
+    uint16_t cfg[2] = {a, b};
+    uint64_t idx;
+    CHECK(kt_space_index_of(f->space, cfg, &idx) == KT_OK);
+    return idx;
+}
+
+static void test_archive_cells_on_a_toy_spec(void)
+{
+    fixture f = fixture_toy_map();
+    kt_archive *a;
+    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
+    CHECK(kt_archive_ndims(a) == 2 && kt_archive_ncells(a) == 9);
+    CHECK_STR(kt_archive_dim_name(a, 0), "work");
+    CHECK(kt_archive_dim_bins(a, 0) == 3 && kt_archive_dim_bins(a, 1) == 3);
+    static const double LO[] = {1, 4, 12}, HI[] = {3, 8, 24};
+    for (size_t b = 0; b < 3; b++) {
+        double lo, hi;
+        kt_archive_bin_range(a, 0, b, &lo, &hi);
+        CHECK(lo == LO[b] && hi == HI[b]);
+        kt_archive_bin_range(a, 1, b, &lo, &hi);
+        CHECK(lo == b + 1 && hi == b + 1);
+    }
+    /* A = 4, B = 3: work 12 (bin 2), b 3 (bin 2); A = 1, B = 3: 3 (0), 3 (2);
+     * A = 2, B = 2: 4 (1), 2 (1) */
+    uint64_t c = kt_archive_cell_of(a, toy_index(&f, 2, 2));
+    CHECK(c == 8 && kt_archive_bin(a, c, 0) == 2 && kt_archive_bin(a, c, 1) == 2);
+    CHECK(kt_archive_cell_of(a, toy_index(&f, 0, 2)) == 2);
+    CHECK(kt_archive_cell_of(a, toy_index(&f, 1, 1)) == 4);
+    kt_archive_free(a);
+    fixture_close(&f);
+}
+
+static void test_archive_keeps_the_best_per_cell(void)
+{
+    fixture f = fixture_toy_map();
+    kt_archive *a;
+    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
+    uint64_t x = toy_index(&f, 2, 0), y = toy_index(&f, 3, 0); /* work 4 and 8, B 1 */
+    uint64_t z = toy_index(&f, 0, 0), idx;
+    CHECK(kt_archive_cell_of(a, x) == kt_archive_cell_of(a, y));
+    uint64_t cell = kt_archive_cell_of(a, x);
+    double cost;
+    CHECK(!kt_archive_elite(a, cell, &idx, &cost));
+    CHECK(!kt_archive_offer(a, x, INFINITY));            /* failures stay out */
+    CHECK(kt_archive_occupied(a) == 0);
+    CHECK(kt_archive_offer(a, x, 5));
+    CHECK(!kt_archive_offer(a, y, 7));                   /* slower: kept out */
+    CHECK(!kt_archive_offer(a, y, 5));                   /* a tie: the first stays */
+    CHECK(kt_archive_elite(a, cell, &idx, &cost) && idx == x && cost == 5);
+    CHECK(kt_archive_offer(a, y, 3));                    /* faster: replaces */
+    CHECK(kt_archive_elite(a, cell, &idx, &cost) && idx == y && cost == 3);
+    CHECK(kt_archive_offer(a, z, 9));                    /* another cell */
+    CHECK(kt_archive_occupied(a) == 2);
+    CHECK(kt_archive_nth(a, 0) == cell && kt_archive_nth(a, 1) == kt_archive_cell_of(a, z));
+    kt_archive_free(a);
+    fixture_close(&f);
+}
+
+/* Without BehaviourDimensions (and no GPU sizes) the archive spreads over
+ * the two parameters with the most values. */
+static void test_archive_falls_back_to_the_widest_parameters(void)
+{
+    fixture f = fixture_open(P("A", "[0, 1]") "," P("B", "[0, 1, 2, 3, 4, 5]") ","
+                             P("C", "[0, 1, 2]"), "", "");
+    kt_archive *a;
+    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
+    CHECK(kt_archive_ndims(a) == 2);
+    CHECK_STR(kt_archive_dim_name(a, 0), "B");
+    CHECK_STR(kt_archive_dim_name(a, 1), "C");
+    CHECK(kt_archive_ncells(a) == KT_BEHAVIOUR_DEFAULT_BINS * 3);
+    kt_archive_free(a);
+    fixture_close(&f);
+}
+
+/* A dimension that cannot be evaluated on a valid configuration is an
+ * error naming it and the configuration. */
+static void test_archive_reports_a_dimension_it_cannot_evaluate(void)
+{
+    fixture f = fixture_open(
+        P("A", "[0, 1, 2]"), "",
+        "{\"Name\": \"N\", \"Default\": 1}], \"BehaviourDimensions\": ["
+        "{\"Name\": \"inv\", \"Expression\": \"N / A\"}");
+    kt_archive *a = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_archive_new(f.space, &a, &d) == KT_ESPEC && a == NULL);
+    CHECK(strstr(d.msg, "'inv'") && strstr(d.msg, "A=0"));
+    fixture_close(&f);
+}
+
+/* The quality of a run's map: the mean over the cells of the elite's excess
+ * over the cell's optimum (an empty cell counts its worst). */
+static double map_excess(fixture *f, const run_log *l)
+{
+    kt_archive *a;
+    CHECK(kt_archive_new(f->space, &a, NULL) == KT_OK);
+    uint64_t n = kt_archive_ncells(a);
+    double *best = malloc(n * sizeof *best), *worst = calloc(n, sizeof *worst);
+    CHECK(best && worst);
+    for (uint64_t c = 0; c < n; c++)
+        best[c] = INFINITY;
+    for (uint64_t i = 0; i < kt_space_size(f->space); i++) {
+        kt_result r = synthetic(kt_space_at(f->space, i), 5);
+        uint64_t c = kt_archive_cell_of(a, i);
+        if (r.status == KT_STATUS_OK) {
+            best[c] = fmin(best[c], r.time_ms);
+            worst[c] = fmax(worst[c], r.time_ms);
+        }
+    }
+    for (size_t k = 0; k < l->n; k++) {
+        kt_result r = synthetic(kt_space_at(f->space, l->order[k]), 5);
+        kt_archive_offer(a, l->order[k], kt_result_cost(&r));
+    }
+    double sum = 0;
+    size_t cells = 0;  /* that hold a success (a combination of bins may not) */
+    for (uint64_t c = 0; c < n; c++) {
+        uint64_t idx;
+        double cost;
+        if (isfinite(best[c])) {
+            sum += (kt_archive_elite(a, c, &idx, &cost) ? cost : worst[c]) - best[c];
+            cells++;
+        }
+    }
+    free(best);
+    free(worst);
+    kt_archive_free(a);
+    return sum / (double)cells;
+}
+
+/* MAP-Elites spends its budget across the map, not on the optimum alone
+ * (so it is not held to test_searchers_beat_random...): its map must be
+ * better than random search's by a margin. */
+static void test_map_elites_fills_a_better_map_than_random(void)
+{
+    fixture f = fixture_main();
+    uint64_t budget = kt_space_size(f.space) / 100;
+    double me = 0, rnd = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        run_log a = drive("map_elites", &f, budget, seed, 8);
+        run_log b = drive("random", &f, budget, seed, 8);
+        me += map_excess(&f, &a) / 20;
+        rnd += map_excess(&f, &b) / 20;
+        log_free(&a);
+        log_free(&b);
+    }
+    printf("  mean excess of a cell's elite over its optimum, budget %llu: "
+           "map_elites %.4f, random %.4f\n", (unsigned long long)budget, me, rnd);
+    CHECK(me < 0.5 * rnd);
+    fixture_close(&f);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_history_ranks_and_settles),
     KT_T(test_searchers_are_registered),
@@ -322,6 +493,11 @@ static const kt_test TESTS[] = {
     KT_T(test_same_seed_same_run),
     KT_T(test_searchers_never_propose_twice),
     KT_T(test_searchers_beat_random_on_a_smooth_landscape),
+    KT_T(test_archive_cells_on_a_toy_spec),
+    KT_T(test_archive_keeps_the_best_per_cell),
+    KT_T(test_archive_falls_back_to_the_widest_parameters),
+    KT_T(test_archive_reports_a_dimension_it_cannot_evaluate),
+    KT_T(test_map_elites_fills_a_better_map_than_random),
 };
 
 KT_TEST_MAIN(TESTS)

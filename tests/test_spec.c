@@ -143,6 +143,54 @@ static void test_bad_conditions_name_key_and_column(void)
                  "Conditions[0].Expression: missing required key", NULL);
 }
 
+/* A spec of A (1, 2, 4) with problem M = 8 and the BehaviourDimensions
+ * array holding dims. */
+static const char *with_dims(const char *dims)
+{
+    static char problem[1024];
+    snprintf(problem, sizeof problem,
+             "{\"Name\": \"M\", \"Default\": 8}], \"BehaviourDimensions\": [%s", dims);
+    return spec_json(P1, "", problem);
+}
+
+#define DIM(name, expr, bins) \
+    "{\"Name\": \"" name "\", \"Expression\": \"" expr "\", \"Bins\": " bins "}"
+
+static void test_behaviour_dimensions_are_read(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    CHECK(load_text(with_dims(DIM("work", "A * M", "3") ", {\"Name\": \"a\", "
+                              "\"Expression\": \"A\"}"),
+                    &spec, &d) == KT_OK);
+    CHECK(spec->ndims == 2);
+    CHECK_STR(spec->dims[0].name, "work");
+    CHECK(spec->dims[0].bins == 3 && spec->dims[1].bins == KT_BEHAVIOUR_DEFAULT_BINS);
+    CHECK_STR(kt_expr_source(spec->dims[0].expr), "A * M");
+    kt_spec_free(spec);
+}
+
+static void test_bad_behaviour_dimensions_name_key_and_column(void)
+{
+    expect_error(with_dims(DIM("w", "A * Q", "3")), KT_ESPEC,
+                 "BehaviourDimensions[0].Expression", "column 5");
+    expect_error(with_dims(DIM("w", "A", "3") "," DIM("v", "A +", "3")), KT_ESPEC,
+                 "BehaviourDimensions[1].Expression", "column");
+    expect_error(with_dims(DIM("w", "M * 2", "3")), KT_ESPEC, "BehaviourDimensions[0]",
+                 "reads no tuning parameter");
+    expect_error(with_dims(DIM("w", "A", "0")), KT_ESPEC, "BehaviourDimensions[0]",
+                 "Bins must be a whole number from 1 to 64");
+    expect_error(with_dims(DIM("w", "A", "2.5")), KT_ESPEC, "BehaviourDimensions[0]",
+                 "Bins");
+    expect_error(with_dims(DIM("w", "A", "\"4\"")), KT_ESPEC,
+                 "BehaviourDimensions[0].Bins", "expected a number");
+    expect_error(with_dims(DIM("w", "A", "3") "," DIM("w", "A * 2", "3")), KT_ESPEC,
+                 "BehaviourDimensions[1]", "'w' is defined twice");
+    expect_error(with_dims("{\"Name\": \"w\"}"), KT_ESPEC,
+                 "BehaviourDimensions[0].Expression: missing required key", NULL);
+    expect_error(with_dims(""), KT_ESPEC, "BehaviourDimensions", "give 1 to 8");
+}
+
 static void test_arguments_are_checked(void)
 {
     char text[20000];
@@ -230,6 +278,8 @@ static const kt_test TESTS[] = {
     KT_T(test_missing_and_mistyped_keys_name_their_path),
     KT_T(test_bad_values_are_errors),
     KT_T(test_bad_conditions_name_key_and_column),
+    KT_T(test_behaviour_dimensions_are_read),
+    KT_T(test_bad_behaviour_dimensions_name_key_and_column),
     KT_T(test_arguments_are_checked),
     KT_T(test_missing_kernel_file_is_an_error),
     KT_T(test_space_only_spec_needs_no_kernel),

@@ -52,7 +52,7 @@ static const char USAGE[] =
 
 static void print_usage(void)
 {
-    char list[1024] = "";
+    char list[4096] = "";
     for (size_t i = 0; i < kt_strategy_count(); i++) {
         char line[160];
         snprintf(line, sizeof line, "                        %-12s %s\n",

@@ -104,6 +104,13 @@ void kt_space_free(kt_space *s)
 size_t kt_space_nparams(const kt_space *s) { return s->nparams; }
 const kt_spec *kt_space_spec(const kt_space *s) { return s->spec; }
 
+void kt_space_slots(const kt_space *s, const uint16_t *cfg, double *slots)
+{
+    /* the scratch slots keep the problem's values past the parameters */
+    memcpy(slots, s->slots, s->spec->nnames * sizeof *slots);
+    kt_spec_slots(s->spec, cfg, NULL, slots);
+}
+
 uint64_t kt_space_cartesian(const kt_space *s)
 {
     uint64_t n = 1;

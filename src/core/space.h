@@ -38,6 +38,8 @@ void kt_space_free(kt_space *s);
 
 size_t kt_space_nparams(const kt_space *s);
 const kt_spec *kt_space_spec(const kt_space *s);
+/* Fill slots (kt_spec names) with cfg's values and the space's problem. */
+void kt_space_slots(const kt_space *s, const uint16_t *cfg, double *slots);
 
 /* The size of the Cartesian product (saturates at UINT64_MAX). */
 uint64_t kt_space_cartesian(const kt_space *s);

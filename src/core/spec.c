@@ -405,10 +405,80 @@ static int parse_conditions(loader *L, json_object *cs)
     return KT_OK;
 }
 
+/* True when e reads a tuning parameter (not only problem names). */
+static bool reads_param(const kt_spec *s, const kt_expr *e)
+{
+    const uint32_t *slots = kt_expr_slots(e);
+    for (size_t i = 0; i < kt_expr_nslots(e); i++)
+        if (slots[i] < s->nparams)
+            return true;
+    return false;
+}
+
+static int parse_dim(loader *L, json_object *arr, size_t i)
+{
+    static const char *const known[] = {"Name", "Expression", "Bins", NULL};
+    char path[96];
+    json_object *text, *bins, *o = array_object(L, arr,
+                                                "ConfigurationSpace.BehaviourDimensions",
+                                                i, known, path, sizeof path);
+    if (!o)
+        return KT_ESPEC;
+    kt_spec *s = L->spec;
+    kt_behaviour_dim *d = &s->dims[i];
+    const char *name;
+    int rc;
+    if ((rc = get_string(L, o, path, "Name", true, &name)) ||
+        (rc = get_key(L, o, path, "Expression", json_type_string, true, &text)) ||
+        (rc = get_expr(L, o, path, "Expression", true, &d->expr)) ||
+        (rc = get_key(L, o, path, "Bins", json_type_double, false, &bins)))
+        return rc;
+    if (!(d->name = kt_strdup(name)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if (!*name)
+        return spec_error(L, path, "Name must not be empty");
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(s->dims[j].name, name) == 0)
+            return spec_error(L, path, "dimension '%s' is defined twice", name);
+    if (!reads_param(s, d->expr))
+        return spec_error(L, path, "Expression \"%s\" reads no tuning parameter, so "
+                          "it cannot tell configurations apart", kt_expr_source(d->expr));
+    double b = bins ? json_object_get_double(bins) : KT_BEHAVIOUR_DEFAULT_BINS;
+    if (!(b >= 1 && b <= KT_BEHAVIOUR_MAX_BINS && b == floor(b)))
+        return spec_error(L, path, "Bins must be a whole number from 1 to %d, not %g",
+                          KT_BEHAVIOUR_MAX_BINS, b);
+    d->bins = (size_t)b;
+    return KT_OK;
+}
+
+/* Extension: the behaviour dimensions of the MAP-Elites search. */
+static int parse_behaviour(loader *L, json_object *cs)
+{
+    json_object *arr;
+    int rc = get_key(L, cs, "ConfigurationSpace", "BehaviourDimensions",
+                     json_type_array, false, &arr);
+    if (rc != KT_OK || !arr)
+        return rc;
+    kt_spec *s = L->spec;
+    size_t n = json_object_array_length(arr);
+    if (n == 0 || n > KT_BEHAVIOUR_MAX_DIMS)
+        return spec_error(L, "ConfigurationSpace.BehaviourDimensions",
+                          "give 1 to %d dimensions, not %zu", KT_BEHAVIOUR_MAX_DIMS, n);
+    if (!(s->dims = calloc(n, sizeof *s->dims)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        s->ndims = i + 1;
+        if ((rc = parse_dim(L, arr, i)) != KT_OK)
+            return rc;
+    }
+    return KT_OK;
+}
+
 static int parse_space(loader *L, json_object *root)
 {
     static const char *const known[] = {"TuningParameters", "Conditions",
-                                        "ProblemParameters", NULL};
+                                        "ProblemParameters", "BehaviourDimensions",
+                                        NULL};
     json_object *cs, *params;
     int rc = get_key(L, root, "", "ConfigurationSpace", json_type_object, true, &cs);
     if (rc != KT_OK)
@@ -432,7 +502,9 @@ static int parse_space(loader *L, json_object *root)
     }
     if ((rc = parse_problem(L, cs)) != KT_OK || (rc = build_names(L)) != KT_OK)
         return rc;
-    return parse_conditions(L, cs);
+    if ((rc = parse_conditions(L, cs)) != KT_OK)
+        return rc;
+    return parse_behaviour(L, cs);
 }
 
 /* ------------------------------------------------------------- arguments */
@@ -931,6 +1003,11 @@ void kt_spec_free(kt_spec *s)
     for (size_t i = 0; i < s->nconds; i++)
         kt_expr_free(s->conds[i]);
     free(s->conds);
+    for (size_t i = 0; i < s->ndims; i++) {
+        free(s->dims[i].name);
+        kt_expr_free(s->dims[i].expr);
+    }
+    free(s->dims);
     for (int i = 0; i < 3; i++) {
         kt_expr_free(s->global[i]);
         kt_expr_free(s->local[i]);

@@ -18,7 +18,10 @@
  *                                               checked against;
  *   KernelSpecification.SharedMemory           may be an expression (bytes);
  *   Arguments[i].Size / .FillValue             may be expressions over
- *                                               problem names.
+ *                                               problem names;
+ *   ConfigurationSpace.BehaviourDimensions     [{"Name","Expression","Bins"}]:
+ *                                               what MAP-Elites spreads its
+ *                                               archive over.
  * Unknown keys are reported as warnings; missing required keys and wrong
  * types are errors naming the key path.
  */
@@ -80,6 +83,20 @@ typedef enum kt_budget_kind {
     KT_BUDGET_NONE, KT_BUDGET_COUNT, KT_BUDGET_SECONDS, KT_BUDGET_FRACTION
 } kt_budget_kind;
 
+/* A behaviour dimension (extension ConfigurationSpace.BehaviourDimensions):
+ * a property of a configuration, such as threads per block or shared
+ * memory bytes, that the MAP-Elites search keeps one best configuration
+ * per range of (search/archive.h). */
+typedef struct kt_behaviour_dim {
+    char *name;
+    kt_expr *expr;      /* over kt_spec names; reads a tuning parameter */
+    size_t bins;        /* at most this many bins (1..KT_BEHAVIOUR_MAX_BINS) */
+} kt_behaviour_dim;
+
+#define KT_BEHAVIOUR_MAX_DIMS 8
+#define KT_BEHAVIOUR_MAX_BINS 64
+#define KT_BEHAVIOUR_DEFAULT_BINS 4
+
 typedef struct kt_budget {
     kt_budget_kind kind;
     double value;
@@ -113,6 +130,8 @@ typedef struct kt_spec {
     size_t nproblem;
     kt_expr **conds;        /* compiled over kt_spec_names */
     size_t nconds;
+    kt_behaviour_dim *dims; /* BehaviourDimensions; NULL when none */
+    size_t ndims;
     kt_budget budget;
     char **names;           /* expression names: params, problem, ProblemSize[i] */
     size_t nnames;

@@ -12,6 +12,7 @@ extern const kt_strategy kt_strategy_diff_evo;
 extern const kt_strategy kt_strategy_pso;
 extern const kt_strategy kt_strategy_ensemble;
 extern const kt_strategy kt_strategy_model_guided;
+extern const kt_strategy kt_strategy_map_elites;
 
 static const kt_strategy *const REGISTRY[] = {
     &kt_strategy_brute_force,
@@ -23,6 +24,7 @@ static const kt_strategy *const REGISTRY[] = {
     &kt_strategy_model_guided,
     &kt_strategy_pso,
     &kt_strategy_ensemble,
+    &kt_strategy_map_elites,
 };
 
 size_t kt_strategy_count(void) { return sizeof REGISTRY / sizeof REGISTRY[0]; }

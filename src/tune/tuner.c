@@ -132,10 +132,11 @@ static int setup(run *r)
         return rc;
     apply_budget(r);
     kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit};
-    rc = r->strategy->init(r->space, &so, &r->strategy_state, r->diag);
+    kt_diag why = {{0}};
+    rc = r->strategy->init(r->space, &so, &r->strategy_state, &why);
     if (rc != KT_OK)
         return kt_fail(r->diag, rc, "strategy '%s' failed to start: %s", name,
-                       kt_strerror(rc));
+                       why.msg[0] ? why.msg : kt_strerror(rc));
     return KT_OK;
 }
 

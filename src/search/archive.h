@@ -1,0 +1,64 @@
+/* archive.h - the MAP-Elites archive: the valid configurations of a space
+ * sorted into cells by behaviour dimensions, and the best (least cost)
+ * configuration observed in each cell, so that a run leaves a map of
+ * diverse good configurations rather than one point.
+ *
+ * Dimensions are the spec's BehaviourDimensions (spec.h).  A spec that
+ * names none gets fallbacks: threads per block (the product of LocalSize)
+ * and shared memory bytes (SharedMemory) where they depend on a tuning
+ * parameter, then the tuning parameters with the most values (ties in spec
+ * order) until there are two; each of KT_BEHAVIOUR_DEFAULT_BINS bins.
+ *
+ * Bins: a dimension is evaluated on every valid configuration of the
+ * space, and its distinct values, sorted, are cut into at most Bins runs of
+ * (nearly) equal length; with no more distinct values than bins, each value
+ * is a bin.  Bins are quantiles of the values the space takes, not of their
+ * range: a product of powers of two gets about log-scale bins, and every
+ * bin holds valid configurations (a combination of bins, a cell, may not).
+ *
+ * Cells number the combinations of bins in mixed radix, the first
+ * dimension most significant.  Only successes (finite cost) enter.
+ */
+#ifndef KT_ARCHIVE_H
+#define KT_ARCHIVE_H
+
+#include "core/space.h"
+
+/* The grid may not have more cells than this. */
+#define KT_ARCHIVE_MAX_CELLS (1u << 20)
+
+typedef struct kt_archive kt_archive;
+
+/* Bin the built, non-empty space (which must outlive the archive).
+ * KT_ESPEC with the dimension named in diag when a dimension cannot be
+ * evaluated on a configuration or the grid is too large; KT_EEMPTY when
+ * no fallback dimension exists (every parameter has one value). */
+int kt_archive_new(kt_space *space, kt_archive **out, kt_diag *diag);
+void kt_archive_free(kt_archive *a);
+
+size_t kt_archive_ndims(const kt_archive *a);
+const char *kt_archive_dim_name(const kt_archive *a, size_t d);
+size_t kt_archive_dim_bins(const kt_archive *a, size_t d);
+/* The least and greatest value of dimension d in bin b. */
+void kt_archive_bin_range(const kt_archive *a, size_t d, size_t b, double *lo,
+                          double *hi);
+uint64_t kt_archive_ncells(const kt_archive *a);
+
+/* The cell of built configuration idx (< the space size). */
+uint64_t kt_archive_cell_of(const kt_archive *a, uint64_t idx);
+/* Dimension d's bin in cell. */
+size_t kt_archive_bin(const kt_archive *a, uint64_t cell, size_t d);
+
+/* An observed configuration (built index) and its cost; true when it
+ * became its cell's elite (a tie leaves the earlier one). */
+bool kt_archive_offer(kt_archive *a, uint64_t idx, double cost);
+
+/* Cells holding an elite. */
+size_t kt_archive_occupied(const kt_archive *a);
+/* The k-th occupied cell (k < kt_archive_occupied), in the order cells
+ * were first filled. */
+uint64_t kt_archive_nth(const kt_archive *a, size_t k);
+/* The elite of cell and its cost; false when the cell is empty. */
+bool kt_archive_elite(const kt_archive *a, uint64_t cell, uint64_t *idx, double *cost);
+
+#endif /* KT_ARCHIVE_H */

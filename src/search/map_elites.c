@@ -1,0 +1,155 @@
+/* map_elites.c - MAP-Elites quality-diversity search (as in KernelFoundry,
+ * ../shared/seeds/004_*.txt): an archive over the spec's behaviour
+ * dimensions (archive.h: threads per block, shared memory bytes, register
+ * tile, ...) keeps the fastest configuration of each cell, so a run leaves
+ * a map of diverse good configurations, and the search keeps exploring
+ * every kind of configuration it has found instead of converging on one.
+ *
+ * The run starts with unseen random configurations (kt_pop_size_for the
+ * budget: 8 to 32, counting what is already known).  Then each child has a
+ * parent drawn uniformly among the occupied cells' elites; half the time it
+ * is first crossed (uniformly, parameter by parameter) with the elite of
+ * another occupied cell and repaired to the nearest valid configuration,
+ * and when that is not new it moves to a random unseen valid neighbour
+ * (one parameter changed: kt_move_neighbours).  A parent with nothing new
+ * around it is drawn again; after TRIES such draws an unseen random
+ * configuration is taken instead.  Every observation, the strategy's own
+ * or not, is offered to the archive.
+ */
+#include "search/archive.h"
+#include "search/population.h"
+#include "search/strategy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRIES 8
+#define FAR 4     /* one mutation in FAR may change a parameter to any value */
+
+typedef struct me_state {
+    kt_history hist;      /* what was observed and proposed */
+    kt_rng rng;
+    kt_space *space;
+    kt_archive *arch;
+    uint64_t samples;     /* random configurations known before breeding */
+    uint16_t *child;      /* scratch: one configuration */
+} me_state;
+
+static void me_free(void *state)
+{
+    me_state *s = state;
+    if (!s)
+        return;
+    kt_history_clear(&s->hist);
+    kt_archive_free(s->arch);
+    free(s->child);
+    free(s);
+}
+
+static int me_init(kt_space *space, const kt_strategy_opts *opts, void **state,
+                   kt_diag *diag)
+{
+    me_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return KT_ENOMEM;
+    s->space = space;
+    s->samples = kt_pop_size_for(opts->budget, 8, 32);
+    kt_rng_seed(&s->rng, opts->seed);
+    int rc = kt_history_init(&s->hist, space);
+    if (rc == KT_OK && !(s->child = calloc(kt_space_nparams(space) + 1, sizeof *s->child)))
+        rc = KT_ENOMEM;
+    if (rc == KT_OK)
+        rc = kt_archive_new(space, &s->arch, diag);
+    if (rc != KT_OK) {
+        me_free(s);
+        return rc;
+    }
+    *state = s;
+    return KT_OK;
+}
+
+static void me_observe(void *state, const uint16_t *cfg, const kt_result *r)
+{
+    me_state *s = state;
+    uint64_t idx;
+    kt_history_observe(&s->hist, cfg, r);
+    if (kt_space_index_of(s->space, cfg, &idx) == KT_OK)
+        kt_archive_offer(s->arch, idx, kt_result_cost(r));
+}
+
+/* The elite of an occupied cell drawn uniformly. */
+static const uint16_t *random_elite(me_state *s)
+{
+    uint64_t cell = kt_archive_nth(s->arch, kt_rng_below(&s->rng, kt_archive_occupied(s->arch)));
+    uint64_t idx = 0;
+    double cost;
+    kt_archive_elite(s->arch, cell, &idx, &cost);
+    return kt_space_at(s->space, idx);
+}
+
+/* Propose a random unseen valid neighbour of cfg; false when it has none. */
+static bool add_neighbour(me_state *s, const uint16_t *cfg, kt_batch *b)
+{
+    uint16_t *nbrs = NULL;
+    size_t n = 0, np = kt_space_nparams(s->space);
+    int rc = kt_move_neighbours(s->space, cfg, &s->rng, &nbrs, &n);
+    bool added = false;
+    if (rc != KT_OK)
+        b->rc = rc;
+    size_t at = n && kt_rng_below(&s->rng, FAR) == 0 ? kt_rng_below(&s->rng, n) : 0;
+    for (size_t k = 0; rc == KT_OK && k < n && !added; k++)
+        added = kt_batch_add(b, nbrs + ((at + k) % n) * np);
+    free(nbrs);
+    return added;
+}
+
+/* One child of a random elite (see the top); false when TRIES parents gave
+ * nothing new. */
+static bool add_child(me_state *s, kt_batch *b)
+{
+    size_t np = kt_space_nparams(s->space);
+    for (int t = 0; t < TRIES && b->rc == KT_OK; t++) {
+        const uint16_t *parent = random_elite(s);
+        memcpy(s->child, parent, np * sizeof *s->child);
+        if (kt_archive_occupied(s->arch) > 1 && kt_rng_below(&s->rng, 2)) {
+            const uint16_t *mate = random_elite(s);
+            for (size_t d = 0; d < np; d++)
+                if (kt_rng_below(&s->rng, 2))
+                    s->child[d] = mate[d];
+            kt_move_repair_cfg(s->space, s->child, s->child);
+            if (kt_batch_add(b, s->child))
+                return true;
+        }
+        if (add_neighbour(s, s->child, b))
+            return true;
+    }
+    return false;
+}
+
+static int me_propose(void *state, uint16_t *out, size_t max, size_t *n)
+{
+    me_state *s = state;
+    kt_batch b = kt_batch_begin(&s->hist, out, max);
+    while (!kt_batch_full(&b)) {
+        bool breed = s->hist.nknown + b.n >= s->samples && kt_archive_occupied(s->arch) > 0;
+        if (breed && add_child(s, &b) && (getenv("MEDBG") ? fprintf(stderr, "c"), 1 : 1))
+            continue;
+        if (getenv("MEDBG")) fprintf(stderr, "f%d", (int)kt_archive_occupied(s->arch));
+        if (b.rc != KT_OK || !kt_move_fresh(&s->hist, &s->rng, s->child) ||
+            !kt_batch_add(&b, s->child))
+            break;
+    }
+    return kt_batch_end(&b, n);
+}
+
+const kt_strategy kt_strategy_map_elites = {
+    .abi = KT_STRATEGY_ABI,
+    .name = "map_elites",
+    .summary = "MAP-Elites: the fastest configuration per behaviour cell, bred "
+               "from random cells",
+    .init = me_init,
+    .propose = me_propose,
+    .observe = me_observe,
+    .free = me_free,
+};
