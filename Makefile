@@ -10,7 +10,7 @@ CC      ?= cc
 BUILD   ?= build
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Isrc $(JSON_CFLAGS)
-LIBS    = -ljson-c -lsqlite3 -lbz2 -lsvm -lxgboost -lopenblas -lpthread -ldl -lm
+include libs.mk
 
 # Two flavours of the same sources: release, and sanitised for the tests.
 REL_FLAGS  = -O2 -g
