@@ -9,6 +9,6 @@ all: $(BUILD)/bench/bench_space $(BUILD)/bench/bench_expr
 	$(BUILD)/bench/bench_expr
 	$(BUILD)/bench/bench_space
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/rel/libktune.a
+$(BUILD)/bench/%: bench/%.c $(BUILD)/rel/libktune.a $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_B) -o $@ $< $(BUILD)/rel/libktune.a $(LIBS)
