@@ -11,7 +11,8 @@ def baselines(path):
     for line in open(path):
         f = line.split()
         if len(f) >= 5 and f[0] in ("cublas", "triton"):
-            got[(f[0], f[1], int(f[2]))] = float(f[4])
+            extra = dict(x.split("=", 1) for x in f[5:] if "=" in x)
+            got[(f[0], f[1], int(f[2]))] = (float(f[4]), extra)
     return got
 
 
@@ -31,14 +32,14 @@ def main():
     base = baselines(f"{out}/baselines.txt")
     names = {"f32": "fp32", "f16": "fp16", "bf16": "bf16"}
     print("| size | dtype | ktune TFLOP/s | x cuBLAS | tuning s (measured / space) "
-          "| cuBLAS | Triton | ktune x Triton |")
+          "| cuBLAS | Triton (autotune s / configs) | ktune x Triton |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     bests = []
     for n in sizes:
         for dt, name in names.items():
             k = ktune(out, dt, n)
-            cb = base.get(("cublas", name, n))
-            tr = base.get(("triton", name, n))
+            cb = base.get(("cublas", name, n), (None, {}))[0]
+            tr, ex = base.get(("triton", name, n), (None, {}))
             cells = [f"{n}^3", name.upper()]
             if k:
                 cells += [f"{k[0]:.1f}", f"{k[0] / cb:.2f}" if cb else "",
@@ -46,7 +47,8 @@ def main():
                 bests.append(f"{name.upper()} {n}^3: `{k[4]}`")
             else:
                 cells += ["", "", ""]
-            cells += [f"{cb:.1f}" if cb else "", f"{tr:.1f}" if tr else "",
+            trc = f"{tr:.1f} ({ex.get('autotune', '?')} / {ex.get('configs', '?')})" if tr else ""
+            cells += [f"{cb:.1f}" if cb else "", trc,
                       f"{k[0] / tr:.2f}" if k and tr else ""]
             print("| " + " | ".join(cells) + " |")
     print()
