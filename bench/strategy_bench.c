@@ -16,7 +16,11 @@
  *           and how many of the seeds reached it
  *
  *   build/bench/strategy_bench SPEC RECORDING.db PROBLEM OUT
- *       [--seeds N] [--budgets P,P,...] [--strategies NAME,...]
+ *       [--seeds N] [--budgets P,P,...] [--strategies NAME,...] [--warm N]
+ *
+ * --warm N starts each run from the winners of up to N other problems the
+ * recording's database holds (kt_tune_opts.warm); the default, 0, compares
+ * the strategies from scratch.
  */
 #include "core/util.h"
 #include "tune/tuner.h"
@@ -40,6 +44,7 @@ typedef struct bench {
     int nbudgets;
     const char *strategies[MAX_STRATEGIES];
     int nstrategies;
+    size_t warm;              /* kt_tune_opts.warm */
 } bench;
 
 /* The trace of one run: fraction of the optimum after each evaluation. */
@@ -74,6 +79,7 @@ static void run(const bench *b, const char *strategy, double fraction, int seed,
     o.budget = (kt_budget){KT_BUDGET_FRACTION, fraction};
     o.progress = on_progress;
     o.progress_user = t;
+    o.warm = b->warm;
     t->n = 0;
     t->limit = budget_count(b, fraction);
     t->optimum = b->optimum;
@@ -191,7 +197,7 @@ static void bench_strategy(const bench *b, const char *s, FILE *curve, FILE *bud
 static void usage(void)
 {
     fputs("usage: strategy_bench SPEC RECORDING.db PROBLEM OUT [--seeds N]\n"
-          "                      [--budgets PERCENT,...] [--strategies NAME,...]\n",
+          "                      [--budgets PERCENT,...] [--strategies NAME,...] [--warm N]\n",
           stderr);
     exit(2);
 }
@@ -236,6 +242,8 @@ static void parse_args(int argc, char **argv, bench *b)
             parse_budgets(b, argv[i + 1]);
         else if (strcmp(argv[i], "--strategies") == 0)
             parse_strategies(b, argv[i + 1]);
+        else if (strcmp(argv[i], "--warm") == 0)
+            b->warm = (size_t)strtoul(argv[i + 1], NULL, 10);
         else
             usage();
     }

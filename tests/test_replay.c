@@ -336,6 +336,82 @@ static void test_start_configurations_go_first(void)
     fixture_free(&f);
 }
 
+/* One result of configuration key at problem on device, of time ms. */
+static void record_one(const char *db_path, const kt_spec *spec, const char *device,
+                       const char *problem, const char *key, double ms)
+{
+    kt_diag d = {{0}};
+    kt_db *db;
+    CHECK(kt_db_open(db_path, &db, &d) == KT_OK);
+    kt_device_info dev = {0};
+    snprintf(dev.name, sizeof dev.name, "%s", device);
+    snprintf(dev.backend, sizeof dev.backend, "cpu");
+    snprintf(dev.fingerprint, sizeof dev.fingerprint, "test|%s", device);
+    int64_t dev_id, kernel, prob;
+    CHECK(kt_db_device(db, &dev, &dev_id, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, spec->name, spec->source_hash, &kernel, &d) == KT_OK);
+    CHECK(kt_db_problem(db, kernel, problem, &prob, &d) == KT_OK);
+    kt_result r = {.status = KT_STATUS_OK, .time_ms = ms, .min_ms = ms, .spread = 0.01,
+                   .reps = 5, .energy_j = NAN, .power_w = NAN};
+    CHECK(kt_db_record(db, dev_id, kernel, prob, key, &r, &d) == KT_OK);
+    kt_db_close(db);
+}
+
+/* A warm start: after the default, the winners of the nearest other
+ * problems on the same device, skipping one the problem's conditions
+ * reject; none for brute_force or with warm = 0. */
+static void test_warm_start_tries_the_nearest_problems_winners_first(void)
+{
+    fixture f = fixture_new(NULL);
+    uint16_t cfgs[3 * 8];
+    kt_buf picked = {0}, got = {0};
+    pick_three(&f, cfgs, &picked);
+    char *key[3];
+    for (int i = 0; i < 3; i++)
+        key[i] = kt_spec_config_key(f.spec, cfgs + i * f.spec->nparams);
+    record_one(f.db, f.spec, "Test CPU", "M=256,N=256,K=200", key[0], 0.5);
+    record_one(f.db, f.spec, "Test CPU", "M=256,N=256,K=200", key[1], 0.9);
+    record_one(f.db, f.spec, "Test CPU", "M=256,N=256,K=512",
+               "MR=4,NR=16,VEC=8,MC=48,KC=384,NC=768,UNROLL=1,THREADS=1", 0.4);
+    record_one(f.db, f.spec, "Test CPU", "M=64,N=64,K=64", key[2], 0.1);
+    record_one(f.db, f.spec, "Other CPU", "M=256,N=256,K=255", key[1], 0.1);
+    kt_replay_free(f.rp);
+    kt_diag d = {{0}};
+    CHECK(load(f.db, f.spec, "Test CPU", &f.rp, &d) == KT_OK);
+    kt_tune_opts o = replay_opts(f.rp, "random");
+    o.budget = (kt_budget){KT_BUDGET_COUNT, 12};
+    o.warm = 4;
+    o.progress = on_progress;
+    o.progress_user = &got;
+    kt_tune_report rep;
+    CHECK(kt_tune(f.spec, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.warm_starts, 2);
+    kt_buf want = {0};
+    kt_buf_appendf(&want, "%s;%s;%s;", rep.default_config, key[0], key[2]);
+    CHECK(strncmp(got.data, want.data, want.len) == 0);
+    kt_tune_report_clear(&rep);
+    o.warm = 1; /* the nearest only */
+    free(kt_buf_take(&got));
+    CHECK(kt_tune(f.spec, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.warm_starts, 1);
+    kt_tune_report_clear(&rep);
+    o.warm = 0;
+    CHECK(kt_tune(f.spec, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.warm_starts, 0);
+    kt_tune_report_clear(&rep);
+    o = replay_opts(f.rp, "brute_force");
+    o.budget = (kt_budget){KT_BUDGET_COUNT, 12};
+    CHECK(kt_tune(f.spec, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.warm_starts, 0);
+    kt_tune_report_clear(&rep);
+    for (int i = 0; i < 3; i++)
+        free(key[i]);
+    free(kt_buf_take(&got));
+    free(kt_buf_take(&want));
+    free(kt_buf_take(&picked));
+    fixture_free(&f);
+}
+
 /* Strategy benchmarks replay thousands of runs; each must cost well under
  * a millisecond (a generous bound: the sanitised build is slower too). */
 static void test_thousands_of_replays_take_seconds(void)
@@ -365,6 +441,7 @@ static const kt_test TESTS[] = {
     KT_T(test_a_configuration_missing_from_the_recording_is_an_error),
     KT_T(test_ambiguous_or_absent_recordings_are_refused),
     KT_T(test_start_configurations_go_first),
+    KT_T(test_warm_start_tries_the_nearest_problems_winners_first),
     KT_T(test_thousands_of_replays_take_seconds),
 };
 

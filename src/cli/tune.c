@@ -27,6 +27,12 @@ static const char USAGE[] =
     "                                     strategy within the budget\n"
     "  --model MODEL       with predict: a model from 'ktune train' on this kernel\n"
     "  --top K             with predict: how many predictions (default 10)\n"
+    "  --warm N            first evaluate the fastest configurations of up to N\n"
+    "                      other problems of this kernel that the database (or\n"
+    "                      the --replay recording) holds for this device,\n"
+    "                      nearest problem first, at most a quarter of the\n"
+    "                      budget (default %d; 0: start from scratch; not with\n"
+    "                      brute_force or predict)\n"
     "  --budget N          evaluate at most N configurations (N%% for a fraction\n"
     "                      of the space); default: the spec's Budget, else all\n"
     "  --time S            stop starting new measurements after S seconds\n"
@@ -59,7 +65,7 @@ static void print_usage(void)
                  kt_strategy_at(i)->name, kt_strategy_at(i)->summary);
         strncat(list, line, sizeof list - strlen(list) - 1);
     }
-    printf(USAGE, list);
+    printf(USAGE, list, KT_WARM_DEFAULT);
 }
 
 /* ------------------------------------------------------------ progress */
@@ -148,6 +154,7 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
     json_object_object_add(o, "replay", replay ? json_object_new_string(replay) : NULL);
     json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
     json_object_object_add(o, "compile_wait_s", json_object_new_double(r->compile_wait_s));
+    json_object_object_add(o, "warm_starts", json_object_new_int64((int64_t)r->warm_starts));
     json_object *counts = json_object_new_object();
     for (int s = 0; s < KT_STATUS_COUNT; s++)
         json_object_object_add(counts, kt_status_name((kt_status)s),
@@ -187,6 +194,9 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r, const char 
             printf(" %llu %s", (unsigned long long)r->by_status[s],
                    kt_status_name((kt_status)s));
     printf("\n");
+    if (r->warm_starts)
+        printf("started from the winners of %zu other problems of this kernel\n",
+               r->warm_starts);
     if (!r->best_config) {
         printf("no configuration ran correctly\n");
         return;
@@ -296,6 +306,12 @@ static int parse_option(int c, tune_args *a)
     case 'D': a->device = optarg; break;
     case 'm': a->model = optarg; break;
     case 'k': rc = cli_parse_u64("tune", "--top", optarg, &a->top); break;
+    case 'w':
+        rc = cli_parse_u64("tune", "--warm", optarg, &u);
+        if (rc == CLI_OK && u > 1000)
+            rc = cli_usage_error("tune", "--warm must be 0 to 1000");
+        o->warm = (size_t)u;
+        break;
     case 'J': a->json = true; break;
     default: rc = CLI_USAGE;
     }
@@ -313,7 +329,8 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"no-overlap", no_argument, 0, 'O'},    {"energy-window", required_argument, 0, 'E'},
         {"replay", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
         {"model", required_argument, 0, 'm'},   {"top", required_argument, 0, 'k'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"warm", required_argument, 0, 'w'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
     while (rc == CLI_OK && (c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {

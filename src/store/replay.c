@@ -14,6 +14,7 @@ struct kt_replay {
     char device[128];     /* the recorded device's name */
     size_t n, cap;
     entry *rows;          /* sorted by config after loading */
+    kt_winners winners;   /* other problems' fastest configurations */
 };
 
 /* What the row visitor gathers. */
@@ -89,6 +90,9 @@ int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
     int rc = kt_db_list(db, &f, add_row, &L, diag);
     if (rc == KT_OK)
         rc = check_loaded(&L, db_path, kernel, problem, diag);
+    if (rc == KT_OK)
+        rc = kt_winners_load(db, kernel, source_hash, L.r->device, problem,
+                             &L.r->winners, diag);
     if (rc != KT_OK) {
         kt_replay_free(L.r);
         return rc;
@@ -105,11 +109,13 @@ void kt_replay_free(kt_replay *r)
     for (size_t i = 0; i < r->n; i++)
         free(r->rows[i].config);
     free(r->rows);
+    kt_winners_clear(&r->winners);
     free(r);
 }
 
 const char *kt_replay_device(const kt_replay *r) { return r->device; }
 size_t kt_replay_size(const kt_replay *r) { return r->n; }
+const kt_winners *kt_replay_winners(const kt_replay *r) { return &r->winners; }
 
 bool kt_replay_find(const kt_replay *r, const char *config, kt_result *out)
 {

@@ -12,7 +12,7 @@
 #ifndef KT_REPLAY_H
 #define KT_REPLAY_H
 
-#include "store/db.h"
+#include "store/winners.h"
 
 typedef struct kt_replay kt_replay;
 
@@ -29,6 +29,9 @@ void kt_replay_free(kt_replay *r);
 /* The recorded device's name, and how many configurations were recorded. */
 const char *kt_replay_device(const kt_replay *r);
 size_t kt_replay_size(const kt_replay *r);
+/* The fastest configuration of each other problem of the kernel that the
+ * database holds for the recorded device (a warm start's source). */
+const kt_winners *kt_replay_winners(const kt_replay *r);
 
 /* The recorded result of configuration key config; false when the
  * recording lacks it. */

@@ -1,6 +1,7 @@
 /* tuner.c - drive one tuning run (see tuner.h for the flow). */
 #include "tune/tuner.h"
 #include "core/util.h"
+#include "tune/warm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ kt_tune_opts kt_tune_defaults(void)
     return (kt_tune_opts){.strategy = KT_STRATEGY_DEFAULT, .seed = 1,
                           .db_path = "ktune.db",
                           .backend = {.cache_dir = ".ktune-cache", .jobs = 2},
+                          .warm = KT_WARM_DEFAULT,
                           .measure = kt_measure_defaults()};
 }
 
@@ -355,6 +357,38 @@ static int evaluate_default(run *r)
     return rc;
 }
 
+/* Other problems' winners, nearest first (tuner.h, warm). */
+static int evaluate_warm(run *r)
+{
+    size_t max = r->opts->warm, quarter = (size_t)(r->limit / 4);
+    if (max > quarter)
+        max = quarter > 0 ? quarter : 1;
+    if (max == 0 || r->opts->nstart > 0 || r->opts->start_only ||
+        strcmp(r->strategy->name, "brute_force") == 0)
+        return KT_OK;
+    kt_winners own = {0};
+    const kt_winners *w = &own;
+    int rc = KT_OK;
+    if (r->opts->replay)
+        w = kt_replay_winners(r->opts->replay);
+    else
+        rc = kt_winners_load(r->db, r->spec->name, r->spec->source_hash, r->rep->device,
+                             r->prob.key, &own, r->diag);
+    uint16_t *cfgs = rc == KT_OK ? malloc(max * r->spec->nparams * sizeof *cfgs) : NULL;
+    size_t n = 0;
+    if (rc == KT_OK && !cfgs)
+        rc = kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK)
+        rc = kt_warm_starts(r->spec, &r->prob, r->space, w, max, cfgs, &n, r->diag);
+    if (rc == KT_OK && n > 0) {
+        r->rep->warm_starts = n;
+        rc = evaluate(r, cfgs, n);
+    }
+    free(cfgs);
+    kt_winners_clear(&own);
+    return rc;
+}
+
 static int search(run *r)
 {
     size_t np = r->spec->nparams;
@@ -365,6 +399,8 @@ static int search(run *r)
     int rc = evaluate_default(r);
     if (rc == KT_OK && r->opts->nstart > 0)
         rc = evaluate(r, r->opts->start, r->opts->nstart);
+    if (rc == KT_OK)
+        rc = evaluate_warm(r);
     while (rc == KT_OK && !r->opts->start_only && budget_left(r)) {
         size_t n = 0;
         rc = r->strategy->propose(r->strategy_state, buf, batch, &n);

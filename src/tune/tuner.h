@@ -21,6 +21,11 @@
 #include "measure/worker.h"
 #include "search/strategy.h"
 #include "store/replay.h"
+#include "store/winners.h"
+
+/* Other problems' winners a run starts from unless told otherwise: the
+ * value the replayed strategy benchmark chose (docs/SEARCH.md). */
+#define KT_WARM_DEFAULT 4
 
 /* Progress after each evaluated configuration. */
 typedef struct kt_progress {
@@ -59,6 +64,13 @@ typedef struct kt_tune_opts {
     size_t nstart;
     bool start_only;        /* evaluate the start configurations only: not
                                the default, no strategy proposals */
+    size_t warm;            /* without start configurations, and unless the
+                               strategy is brute_force: evaluate first the
+                               fastest configurations of up to this many other
+                               problems of the kernel on this device, nearest
+                               first (tune/warm.h; at most a quarter of the
+                               budget); from the replay's database when
+                               replaying.  0: none */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
@@ -76,6 +88,7 @@ typedef struct kt_tune_report {
     char *default_config;
     kt_result default_result; /* status tells whether it succeeded */
     bool default_skipped;   /* start_only: the default was not evaluated */
+    size_t warm_starts;     /* other problems' winners evaluated first */
 } kt_tune_report;
 
 kt_tune_opts kt_tune_defaults(void);

@@ -21,3 +21,13 @@ for sb in local_search:6 annealing:6 genetic:6 diff_evo:6 pso:6 model_guided:14 
         fail "$s: the rerun with the same seed measured again"
     pass "$s: $b configurations of the SGEMM measured; the rerun repeats them"
 done
+
+# A warm start: in a database that knows another shape, the default strategy
+# first tries that shape's winner; --warm 0 starts from scratch.
+"$KTUNE" tune "$SPEC" --problem M=44,N=33,K=50 --budget 5 --seed 3 --db "$TMP/local_search.db" \
+    --cache "$TMP/cache" --json >"$TMP/w.json"
+[ "$(json_get "$TMP/w.json" warm_starts)" = 1 ] || fail "warm start: $(cat "$TMP/w.json")"
+"$KTUNE" tune "$SPEC" --problem M=48,N=33,K=50 --budget 5 --seed 3 --db "$TMP/local_search.db" \
+    --cache "$TMP/cache" --warm 0 --json >"$TMP/w0.json"
+[ "$(json_get "$TMP/w0.json" warm_starts)" = 0 ] || fail "--warm 0: $(cat "$TMP/w0.json")"
+pass "warm start from another shape's winner; --warm 0 starts cold"
