@@ -28,6 +28,12 @@ void cli_warn(void *user, const char *msg);
 /* A configuration key "A=1,B=x" as a JSON object, numbers as numbers. */
 json_object *cli_config_json(const char *key);
 
+/* The MAP-Elites map of a run (search/archive.h's kt_map); flops per call
+ * (NAN: unknown) gives GFLOP/s. */
+struct kt_map;
+void cli_map_print(const struct kt_map *m, double flops);
+json_object *cli_map_json(const struct kt_map *m, double flops);
+
 /* Parse a whole unsigned number or fail with a usage error. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out);

@@ -53,6 +53,9 @@ static const char USAGE[] =
     "                      stored.  A configuration DB lacks is an error\n"
     "  --device NAME       with --replay: the recorded device, when DB holds\n"
     "                      several\n"
+    "  --map               also report the map: the fastest configuration in each\n"
+    "                      cell of the spec's BehaviourDimensions among all the\n"
+    "                      run evaluated (default with --strategy map_elites)\n"
     "  --json              print one JSON object on stdout instead of text\n"
     "  --help              this text\n";
 
@@ -172,6 +175,8 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
                            both ? json_object_new_double(r->default_result.time_ms /
                                                          r->best.time_ms)
                                 : NULL);
+    if (r->map)
+        json_object_object_add(o, "map", cli_map_json(r->map, r->flops));
     puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
@@ -228,6 +233,8 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r, const char 
         printf("default  %s: %s%s%s\n", r->default_config, kt_status_name(d->status),
                d->detail[0] ? ": " : "", d->detail);
     }
+    if (r->map)
+        cli_map_print(r->map, r->flops);
 }
 
 /* ------------------------------------------------------------- options */
@@ -313,6 +320,7 @@ static int parse_option(int c, tune_args *a)
         o->warm = (size_t)u;
         break;
     case 'J': a->json = true; break;
+    case 'M': o->map = true; break;
     default: rc = CLI_USAGE;
     }
     return rc;
@@ -329,7 +337,8 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"no-overlap", no_argument, 0, 'O'},    {"energy-window", required_argument, 0, 'E'},
         {"replay", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
         {"model", required_argument, 0, 'm'},   {"top", required_argument, 0, 'k'},
-        {"warm", required_argument, 0, 'w'},    {"help", no_argument, 0, 'h'},
+        {"warm", required_argument, 0, 'w'},    {"map", no_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
@@ -360,6 +369,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
     if (predict && (a->top == 0 ? (a->top = 10) : a->top) > 10000)
         return cli_usage_error("tune", "--top must be 1 to 10000");
     a->spec = argv[optind];
+    a->o.map |= a->o.strategy && strcmp(a->o.strategy, "map_elites") == 0;
     return CLI_OK;
 }
 

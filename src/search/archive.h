@@ -61,4 +61,32 @@ uint64_t kt_archive_nth(const kt_archive *a, size_t k);
 /* The elite of cell and its cost; false when the cell is empty. */
 bool kt_archive_elite(const kt_archive *a, uint64_t cell, uint64_t *idx, double *cost);
 
+/* ------------------------------------------------------------------ map */
+
+/* A copy of an archive that outlives its space: what a tuning run reports
+ * (tune/tuner.h) and the command line prints. */
+typedef struct kt_map_dim {
+    char *name;
+    size_t nbins;
+    double *lo, *hi;          /* [nbins]: least and greatest value per bin */
+} kt_map_dim;
+
+typedef struct kt_map_cell {
+    uint64_t cell;
+    size_t bin[KT_BEHAVIOUR_MAX_DIMS]; /* per dimension */
+    char *config;             /* the elite's configuration key */
+    double time_ms;           /* its cost */
+} kt_map_cell;
+
+typedef struct kt_map {
+    kt_map_dim *dims;
+    size_t ndims;
+    uint64_t ncells;          /* in the grid */
+    kt_map_cell *filled;      /* the occupied cells, in cell order */
+    size_t nfilled;
+} kt_map;
+
+int kt_archive_map(const kt_archive *a, kt_map **out);
+void kt_map_free(kt_map *m);
+
 #endif /* KT_ARCHIVE_H */

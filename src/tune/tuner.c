@@ -2,6 +2,7 @@
 #include "tune/tuner.h"
 #include "core/util.h"
 #include "tune/warm.h"
+#include "search/history.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ typedef struct run {
     int64_t device, kernel, problem;
     const kt_strategy *strategy;
     void *strategy_state;
+    kt_archive *map;       /* opts->map: every evaluation is offered to it */
     kt_worker *worker;     /* started at the first real measurement */
     uint8_t *seen;         /* per built index: evaluated in this run */
     uint64_t limit;        /* configurations the budget allows */
@@ -133,6 +135,8 @@ static int setup(run *r)
     if ((rc = r->opts->replay ? start_replay(r) : open_backend(r)) != KT_OK)
         return rc;
     apply_budget(r);
+    if (r->opts->map && (rc = kt_archive_new(r->space, &r->map, r->diag)) != KT_OK)
+        return rc;
     kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit};
     kt_diag why = {{0}};
     rc = r->strategy->init(r->space, &so, &r->strategy_state, &why);
@@ -190,6 +194,9 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
     }
     if (r->strategy->observe)
         r->strategy->observe(r->strategy_state, cfg, res);
+    uint64_t idx;
+    if (r->map && kt_space_index_of(r->space, cfg, &idx) == KT_OK)
+        kt_archive_offer(r->map, idx, kt_result_cost(res));
     if (r->opts->progress) {
         uint64_t done = rep->measured + rep->cached;
         double elapsed = kt_now() - r->start;
@@ -421,6 +428,9 @@ int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
     int rc = setup(&r);
     if (rc == KT_OK)
         rc = search(&r);
+    if (rc == KT_OK && r.map && kt_archive_map(r.map, &out->map) != KT_OK)
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    kt_archive_free(r.map);
     out->seconds = kt_now() - r.start;
     kt_worker_free(r.worker);
     if (r.strategy_state)
@@ -439,5 +449,6 @@ void kt_tune_report_clear(kt_tune_report *r)
     free(r->problem);
     free(r->best_config);
     free(r->default_config);
+    kt_map_free(r->map);
     *r = (kt_tune_report){0};
 }

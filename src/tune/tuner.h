@@ -19,6 +19,7 @@
 #define KT_TUNER_H
 
 #include "measure/worker.h"
+#include "search/archive.h"
 #include "search/strategy.h"
 #include "store/replay.h"
 #include "store/winners.h"
@@ -71,6 +72,8 @@ typedef struct kt_tune_opts {
                                first (tune/warm.h; at most a quarter of the
                                budget); from the replay's database when
                                replaying.  0: none */
+    bool map;               /* report the MAP-Elites map of what the run
+                               evaluated (any strategy; see report.map) */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
@@ -89,6 +92,10 @@ typedef struct kt_tune_report {
     kt_result default_result; /* status tells whether it succeeded */
     bool default_skipped;   /* start_only: the default was not evaluated */
     size_t warm_starts;     /* other problems' winners evaluated first */
+    kt_map *map;            /* with opts.map: the fastest configuration per
+                               cell of the spec's behaviour dimensions
+                               (search/archive.h) among all this run
+                               evaluated, measured or from the database */
 } kt_tune_report;
 
 kt_tune_opts kt_tune_defaults(void);
