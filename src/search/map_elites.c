@@ -10,8 +10,9 @@
  * parent drawn uniformly among the occupied cells' elites; half the time it
  * is first crossed (uniformly, parameter by parameter) with the elite of
  * another occupied cell and repaired to the nearest valid configuration,
- * and when that is not new it moves to a random unseen valid neighbour
- * (one parameter changed: kt_move_neighbours).  A parent with nothing new
+ * and when that is not new it moves to an unseen valid neighbour (one
+ * parameter changed: kt_move_neighbours), one a value away unless, one time
+ * in FAR, any value may be taken.  A parent with nothing new
  * around it is drawn again; after TRIES such draws an unseen random
  * configuration is taken instead.  Every observation, the strategy's own
  * or not, is offered to the archive.
@@ -20,12 +21,11 @@
 #include "search/population.h"
 #include "search/strategy.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TRIES 8
-#define FAR 4     /* one mutation in FAR may change a parameter to any value */
+#define FAR 4
 
 typedef struct me_state {
     kt_history hist;      /* what was observed and proposed */
@@ -133,9 +133,8 @@ static int me_propose(void *state, uint16_t *out, size_t max, size_t *n)
     kt_batch b = kt_batch_begin(&s->hist, out, max);
     while (!kt_batch_full(&b)) {
         bool breed = s->hist.nknown + b.n >= s->samples && kt_archive_occupied(s->arch) > 0;
-        if (breed && add_child(s, &b) && (getenv("MEDBG") ? fprintf(stderr, "c"), 1 : 1))
+        if (breed && add_child(s, &b))
             continue;
-        if (getenv("MEDBG")) fprintf(stderr, "f%d", (int)kt_archive_occupied(s->arch));
         if (b.rc != KT_OK || !kt_move_fresh(&s->hist, &s->rng, s->child) ||
             !kt_batch_add(&b, s->child))
             break;
