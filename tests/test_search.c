@@ -363,6 +363,15 @@ static void test_archive_cells_on_a_toy_spec(void)
     CHECK(c == 8 && kt_archive_bin(a, c, 0) == 2 && kt_archive_bin(a, c, 1) == 2);
     CHECK(kt_archive_cell_of(a, toy_index(&f, 0, 2)) == 2);
     CHECK(kt_archive_cell_of(a, toy_index(&f, 1, 1)) == 4);
+    /* cell 8 holds A = 4 and 8 with B = 3; every configuration is a member */
+    CHECK(kt_archive_cell_size(a, 8) == 2);
+    CHECK(kt_archive_member(a, 8, 0) == toy_index(&f, 2, 2));
+    CHECK(kt_archive_member(a, 8, 1) == toy_index(&f, 3, 2));
+    uint64_t total = 0;
+    for (uint64_t cell = 0; cell < 9; cell++)
+        for (uint64_t k = 0; k < kt_archive_cell_size(a, cell); k++, total++)
+            CHECK(kt_archive_cell_of(a, kt_archive_member(a, cell, k)) == cell);
+    CHECK(total == kt_space_size(f.space));
     kt_archive_free(a);
     fixture_close(&f);
 }
@@ -465,7 +474,8 @@ static double map_excess(fixture *f, const run_log *l)
 
 /* MAP-Elites spends its budget across the map, not on the optimum alone
  * (so it is not held to test_searchers_beat_random...): its map must be
- * better than random search's by a margin. */
+ * better than random search's by a margin, and it must fill every cell
+ * that holds configurations before it breeds. */
 static void test_map_elites_fills_a_better_map_than_random(void)
 {
     fixture f = fixture_main();
@@ -479,6 +489,17 @@ static void test_map_elites_fills_a_better_map_than_random(void)
         log_free(&a);
         log_free(&b);
     }
+    kt_archive *a;
+    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
+    uint64_t cells = 0;
+    for (uint64_t c = 0; c < kt_archive_ncells(a); c++)
+        cells += kt_archive_cell_size(a, c) > 0;
+    run_log l = drive("map_elites", &f, cells, 3, 8);  /* the default, then the rest */
+    for (size_t k = 0; k < l.n; k++)
+        kt_archive_offer(a, l.order[k], 1);
+    CHECK(kt_archive_occupied(a) == cells);
+    log_free(&l);
+    kt_archive_free(a);
     printf("  mean excess of a cell's elite over its optimum, budget %llu: "
            "map_elites %.4f, random %.4f\n", (unsigned long long)budget, me, rnd);
     CHECK(me < 0.5 * rnd);

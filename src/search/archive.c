@@ -28,6 +28,8 @@ struct kt_archive {
     size_t ndims;
     uint64_t ncells;
     uint32_t *cell;            /* per built index */
+    uint64_t *first;           /* per cell + 1: where its members start */
+    uint64_t *members;         /* built indices grouped by cell, ascending */
     uint64_t *elite;           /* per cell: built index; UINT64_MAX when empty */
     double *cost;              /* per cell: the elite's cost */
     uint64_t *order;           /* occupied cells, in the order first filled */
@@ -226,6 +228,26 @@ static int archive_bin(kt_archive *a, kt_diag *diag)
     return rc;
 }
 
+/* The members of each cell (a counting sort of the built indices). */
+static int archive_members(kt_archive *a, kt_diag *diag)
+{
+    uint64_t n = kt_space_size(a->space);
+    a->first = calloc(a->ncells + 1, sizeof *a->first);
+    a->members = malloc(n * sizeof *a->members);
+    if (!a->first || !a->members)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (uint64_t i = 0; i < n; i++)
+        a->first[a->cell[i] + 1]++;
+    for (uint64_t c = 0; c < a->ncells; c++)
+        a->first[c + 1] += a->first[c];
+    for (uint64_t i = 0; i < n; i++)  /* first[c] runs ahead, then shifts back */
+        a->members[a->first[a->cell[i]]++] = i;
+    for (uint64_t c = a->ncells; c > 0; c--)
+        a->first[c] = a->first[c - 1];
+    a->first[0] = 0;
+    return KT_OK;
+}
+
 static int archive_cells(kt_archive *a, kt_diag *diag)
 {
     a->elite = malloc(a->ncells * sizeof *a->elite);
@@ -258,6 +280,8 @@ int kt_archive_new(kt_space *space, kt_archive **out, kt_diag *diag)
         rc = archive_bin(a, diag);
     if (rc == KT_OK)
         rc = archive_cells(a, diag);
+    if (rc == KT_OK)
+        rc = archive_members(a, diag);
     if (rc != KT_OK) {
         kt_archive_free(a);
         return rc;
@@ -273,6 +297,8 @@ void kt_archive_free(kt_archive *a)
     for (size_t k = 0; k < a->ndims; k++)
         free(a->dims[k].vals);
     free(a->cell);
+    free(a->first);
+    free(a->members);
     free(a->elite);
     free(a->cost);
     free(a->order);
@@ -298,6 +324,16 @@ void kt_archive_bin_range(const kt_archive *a, size_t d, size_t b, double *lo,
 }
 
 uint64_t kt_archive_cell_of(const kt_archive *a, uint64_t idx) { return a->cell[idx]; }
+
+uint64_t kt_archive_cell_size(const kt_archive *a, uint64_t cell)
+{
+    return a->first[cell + 1] - a->first[cell];
+}
+
+uint64_t kt_archive_member(const kt_archive *a, uint64_t cell, uint64_t k)
+{
+    return a->members[a->first[cell] + k];
+}
 
 size_t kt_archive_bin(const kt_archive *a, uint64_t cell, size_t d)
 {

@@ -46,6 +46,10 @@ uint64_t kt_archive_ncells(const kt_archive *a);
 
 /* The cell of built configuration idx (< the space size). */
 uint64_t kt_archive_cell_of(const kt_archive *a, uint64_t idx);
+/* The valid configurations in cell: how many, and the k-th (its built
+ * index; ascending in k). */
+uint64_t kt_archive_cell_size(const kt_archive *a, uint64_t cell);
+uint64_t kt_archive_member(const kt_archive *a, uint64_t cell, uint64_t k);
 /* Dimension d's bin in cell. */
 size_t kt_archive_bin(const kt_archive *a, uint64_t cell, size_t d);
 
