@@ -1,11 +1,13 @@
 #!/bin/sh
 # search_bench.sh - the strategy benchmark of docs/SEARCH.md.
 #
-# Imports the recorded exhaustive spaces (bench/data/*.csv, made by
+# Imports the recorded exhaustive spaces (bench/data/gemm-cpu-bench.csv.bz2, made by
 # bench/record_cpu.sh) into a scratch database, replays every registered
 # strategy on each space with build/bench/strategy_bench (SEEDS seeds,
 # budgets of 1-50% of the valid space), writes the curves as SVG into
-# docs/search/ and prints the tables (Markdown) on stdout.
+# docs/search/ and prints the tables (Markdown) on stdout; then replays the
+# default strategy and a few others warm (--warm 4: the other shapes' winners
+# first).
 #
 #   bench/search_bench.sh [SEEDS]          (default 50)
 set -eu
@@ -14,14 +16,14 @@ KTUNE=${KTUNE:-build/ktune}
 BENCH=build/bench/strategy_bench
 FIGS=${FIGS:-docs/search}
 SPEC=kernels/gemm/gemm-c.json
+WARM_STRATEGIES=${WARM_STRATEGIES:-local_search,annealing,genetic,ensemble}
 make -s "$KTUNE" >/dev/null
 make -s -f bench/bench.mk "$BENCH" >/dev/null
 tmp=$(mktemp -d /tmp/ktune-search.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$FIGS"
-for f in bench/data/gemm-cpu-bench.csv; do
-    "$KTUNE" import csv "$f" --db "$tmp/rec.db" >/dev/null
-done
+bzcat bench/data/gemm-cpu-bench.csv.bz2 >"$tmp/bench.csv"
+"$KTUNE" import csv "$tmp/bench.csv" --db "$tmp/rec.db" >/dev/null
 
 # budget.tsv -> one row per strategy: median (quartiles) at each budget
 budget_table() {
@@ -89,5 +91,17 @@ for p in M=256,N=256,K=256 M=512,N=512,K=512 M=2048,N=64,K=512 M=384,N=640,K=192
     echo '```'
     cat "$tmp/time"
     echo '```'
+    echo
+    "$BENCH" "$SPEC" "$tmp/rec.db" "$p" "$tmp/$name.warm" --seeds "$SEEDS" --warm 4 \
+        --strategies "$WARM_STRATEGIES" >/dev/null 2>&1
+    echo "Starting from the winners of the other three shapes (\`--warm 4\`, the default;"
+    echo "they count as evaluations): fraction of the optimum at each budget:"
+    echo
+    budget_table "$tmp/$name.warm.budget.tsv"
+    echo
+    echo "Evaluations needed to reach 95% and 99% of the optimum, warm (random: its cold runs):"
+    echo
+    { cat "$tmp/$name.warm.reach.tsv"; awk -F '\t' '$1 == "random"' "$tmp/$name.reach.tsv"; } >"$tmp/warm.reach"
+    reach_table "$tmp/warm.reach"
     echo
 done

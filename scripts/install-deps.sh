@@ -4,7 +4,7 @@
 # so it is cheap to call before every build.
 set -eu
 
-PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps"
+PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time"
 
 missing=""
 for p in $PACKAGES; do

@@ -70,8 +70,9 @@ static const char *path_of(const char *name)
     return p;
 }
 
-/* 40 problems N=1..40 of kernel "toy": the best A is 1 below N=20, else 2;
- * B is always 4.  Plus one failed row and one other kernel. */
+/* 40 problems N=1..40 of kernel "toy": the best A is 1 below N=20, else 2
+ * (the other A is measured too, slower); B is always 4.  Plus one failed
+ * row and one other kernel. */
 static kt_db *toy_db(void)
 {
     kt_db *db;
@@ -85,6 +86,8 @@ static kt_db *toy_db(void)
     CHECK(kt_db_kernel(db, "toy", "h", &k, &d) == KT_OK);
     CHECK(kt_db_kernel(db, "other", "h", &other, &d) == KT_OK);
     kt_result ok = {.status = KT_STATUS_OK, .time_ms = 1, .energy_j = NAN, .power_w = NAN};
+    kt_result slow = ok;
+    slow.time_ms = 1.6;
     kt_result bad = {.status = KT_STATUS_CRASH, .time_ms = NAN, .energy_j = NAN,
                      .power_w = NAN};
     for (int n = 1; n <= 40; n++) {
@@ -93,6 +96,8 @@ static kt_db *toy_db(void)
         snprintf(cfg, sizeof cfg, "A=%d,B=4", n < 20 ? 1 : 2);
         CHECK(kt_db_problem(db, k, key, &pr, &d) == KT_OK);
         CHECK(kt_db_record(db, dv, k, pr, cfg, &ok, &d) == KT_OK);
+        snprintf(cfg, sizeof cfg, "A=%d,B=4", n < 20 ? 2 : 1);
+        CHECK(kt_db_record(db, dv, k, pr, cfg, &slow, &d) == KT_OK);
         CHECK(kt_db_record(db, dv, k, pr, "A=9,B=9", &bad, &d) == KT_OK);
     }
     CHECK(kt_db_problem(db, other, "N=1", &pr, &d) == KT_OK);
@@ -126,6 +131,18 @@ static void test_dataset_tokenises_ok_rows_of_one_kernel(void)
     CHECK(kt_dataset_load(db, "toy", "kind=none", &ds, &d) == KT_ENOTFOUND);
     CHECK(strstr(d.msg, "kind=none") != NULL);
     CHECK(kt_dataset_load(db, "toy", "kind", &ds, &d) == KT_EINVAL);
+    CHECK(ds == NULL);
+    /* every measurement, each timed against its problem's fastest */
+    CHECK(kt_dataset_load_all(db, "toy", NULL, &ds, &d) == KT_OK);
+    CHECK_EQ_INT(ds->n, 80);
+    size_t fast = 0, slow = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        fast += ds->rel[i] == 1;
+        slow += fabs(ds->rel[i] - 1.6) < 1e-12;
+    }
+    CHECK_EQ_INT(fast, 40);
+    CHECK_EQ_INT(slow, 40);
+    kt_dataset_free(ds);
     kt_db_close(db);
 }
 
@@ -186,8 +203,10 @@ static kt_model *toy_model_of(const char *method)
     kt_dataset *ds;
     kt_model *m;
     kt_diag d = {{0}};
-    CHECK(kt_dataset_load(db, "toy", NULL, &ds, &d) == KT_OK);
-    kt_train_opts o = {.method = method, .holdout = 0.25, .seed = 3, .k = 3, .hidden = 16};
+    bool all = strcmp(method, "cost") == 0; /* it learns from every measurement */
+    CHECK((all ? kt_dataset_load_all : kt_dataset_load)(db, "toy", NULL, &ds, &d) == KT_OK);
+    kt_train_opts o = {.method = method, .holdout = 0.25, .seed = 3, .k = 3, .hidden = 16,
+                       .epochs = all ? 40 : 0};
     CHECK(kt_model_train(ds, &o, &m, &d) == KT_OK);
     kt_dataset_free(ds);
     kt_db_close(db);
@@ -198,7 +217,7 @@ static kt_model *toy_model(void) { return toy_model_of("knn"); }
 
 static const char *const METHODS[] = {"knn",    "naive_bayes", "tree",   "forest",
                                       "svc",    "encdec",      "attention", "hybrid",
-                                      "hybrid2", "ensemble", "xgboost"};
+                                      "hybrid2", "ensemble", "xgboost", "cost"};
 #define NMETHODS (sizeof METHODS / sizeof *METHODS)
 
 static void test_every_method_learns_the_toy_rule(void)

@@ -24,7 +24,10 @@ static const char USAGE[] =
     "                      mixed with a chain over the 20 nearest problems);\n"
     "                      xgboost (a chain of gradient-boosted classifiers,\n"
     "                      one per parameter, each reading the parameters\n"
-    "                      chosen before it)\n"
+    "                      chosen before it); cost (a performance model: XGBoost\n"
+    "                      regression of every measurement's time relative to\n"
+    "                      its problem's best, ranking whole configurations;\n"
+    "                      needs --holdout 0, --epochs: its rounds, 300)\n"
     "  --holdout F         fraction held out for evaluation (default 0.2; 0:\n"
     "                      train on every problem, e.g. to test on other shapes)\n"
     "  --seed N            seed of the split (default 1)\n"
@@ -125,12 +128,17 @@ int cli_train(int argc, char **argv)
         return rc;
     if (!kernel || !out || optind != argc)
         return cli_usage_error("train", "--kernel and --out are required");
+    bool cost = strcmp(o.method, "cost") == 0;
+    if (cost && o.holdout != 0)
+        return cli_usage_error("train", "--model cost learns from every measurement "
+                               "and is tested on other shapes: give --holdout 0");
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     kt_dataset *d = NULL;
     kt_model *m = NULL;
     if (kt_db_open(db_path, &db, &diag) == KT_OK &&
-        kt_dataset_load(db, kernel, o.where, &d, &diag) == KT_OK &&
+        (cost ? kt_dataset_load_all(db, kernel, o.where, &d, &diag)
+              : kt_dataset_load(db, kernel, o.where, &d, &diag)) == KT_OK &&
         kt_model_train(d, &o, &m, &diag) == KT_OK &&
         kt_model_save(m, out, &diag) == KT_OK) {
         kt_model_info info;

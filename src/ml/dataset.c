@@ -64,6 +64,7 @@ typedef struct loader {
     char **where_names, **where_values;
     size_t nwhere;
     size_t cap;
+    bool all;             /* every ok measurement, with its time */
     int err;
     kt_diag *diag;
 } loader;
@@ -115,9 +116,13 @@ static int grow(loader *L)
     if (y)
         d->y = y;
     char **p = y ? realloc(d->problem, cap * sizeof *p) : NULL;
-    if (!p)
+    if (p)
+        d->problem = p;
+    double *rel = p && L->all ? realloc(d->rel, cap * sizeof *rel) : NULL;
+    if (rel)
+        d->rel = rel;
+    if (!p || (L->all && !rel))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
-    d->problem = p;
     L->cap = cap;
     return KT_OK;
 }
@@ -173,6 +178,8 @@ static int add_row(loader *L, const kt_db_row *row)
         rc = tokenise(L, cv, nc, d->out_vocab, d->y + d->n * d->nout, NULL);
     if (rc == KT_OK && !(d->problem[d->n] = kt_strdup(row->problem)))
         rc = kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK && L->all)
+        d->rel[d->n] = row->result.time_ms;
     d->n += rc == KT_OK;
     kt_key_fields_free(NULL, pv, np);
     kt_key_fields_free(NULL, cv, nc);
@@ -186,11 +193,38 @@ static int visit_row(void *user, const kt_db_row *row)
     return L->err != KT_OK;
 }
 
-int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
-                    kt_dataset **out, kt_diag *diag)
+static int by_problem(const void *a, const void *b, void *user)
+{
+    char *const *problem = user;
+    return strcmp(problem[*(const size_t *)a], problem[*(const size_t *)b]);
+}
+
+/* Each sample's time over the fastest of its problem's samples. */
+static int relative_times(kt_dataset *d)
+{
+    size_t *order = malloc(d->n * sizeof *order);
+    if (!order)
+        return KT_ENOMEM;
+    for (size_t i = 0; i < d->n; i++)
+        order[i] = i;
+    qsort_r(order, d->n, sizeof *order, by_problem, d->problem);
+    for (size_t lo = 0, hi; lo < d->n; lo = hi) {
+        double best = INFINITY;
+        for (hi = lo; hi < d->n && strcmp(d->problem[order[hi]], d->problem[order[lo]]) == 0;
+             hi++)
+            best = fmin(best, d->rel[order[hi]]);
+        for (size_t i = lo; i < hi; i++)
+            d->rel[order[i]] /= best;
+    }
+    free(order);
+    return KT_OK;
+}
+
+static int load(kt_db *db, const char *kernel, const char *where, bool all,
+                kt_dataset **out, kt_diag *diag)
 {
     *out = NULL;
-    loader L = {.d = calloc(1, sizeof(kt_dataset)), .diag = diag};
+    loader L = {.d = calloc(1, sizeof(kt_dataset)), .all = all, .diag = diag};
     if (!L.d || !(L.d->kernel = kt_strdup(kernel))) {
         free(L.d);
         return kt_fail(diag, KT_ENOMEM, "out of memory");
@@ -199,15 +233,18 @@ int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
     if (kt_key_fields(where ? where : "", &L.where_names, &L.where_values, &L.nwhere))
         rc = kt_fail(diag, KT_EINVAL, "--where '%s' is not NAME=VALUE,...", where);
     /* the target of a problem is its best configuration, so one sample per
-     * (device, problem): the fastest ok measurement */
+     * (device, problem): the fastest ok measurement; or all of them */
     kt_db_filter f = {.kernel = kernel, .ok_only = true};
     if (rc == KT_OK)
-        rc = kt_db_best(db, &f, visit_row, &L, diag);
+        rc = all ? kt_db_list(db, &f, visit_row, &L, diag)
+                 : kt_db_best(db, &f, visit_row, &L, diag);
     if (rc == KT_OK)
         rc = L.err;
     if (rc == KT_OK && L.d->n == 0)
         rc = kt_fail(diag, KT_ENOTFOUND, "no ok measurement of kernel '%s'%s%s", kernel,
                      where && *where ? " where " : "", where && *where ? where : "");
+    if (rc == KT_OK && all && relative_times(L.d) != KT_OK)
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     kt_key_fields_free(L.where_names, L.where_values, L.nwhere);
     if (rc != KT_OK) {
         kt_dataset_free(L.d);
@@ -215,6 +252,18 @@ int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
     }
     *out = L.d;
     return KT_OK;
+}
+
+int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
+                    kt_dataset **out, kt_diag *diag)
+{
+    return load(db, kernel, where, false, out, diag);
+}
+
+int kt_dataset_load_all(kt_db *db, const char *kernel, const char *where,
+                        kt_dataset **out, kt_diag *diag)
+{
+    return load(db, kernel, where, true, out, diag);
 }
 
 void kt_dataset_free(kt_dataset *d)
@@ -229,6 +278,7 @@ void kt_dataset_free(kt_dataset *d)
     free(d->x);
     free(d->xnum);
     free(d->y);
+    free(d->rel);
     free(d->kernel);
     free(d);
 }

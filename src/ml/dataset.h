@@ -39,6 +39,8 @@ typedef struct kt_dataset {
     double *xnum;         /* n x nin numeric inputs (NAN: not a number) */
     uint16_t *y;          /* n x nout output tokens */
     char **problem;       /* n problem keys */
+    double *rel;          /* n: the sample's time over the fastest of its
+                             problem (kt_dataset_load_all); else NULL */
 } kt_dataset;
 
 /* The best ok measurement of each (device, problem) of kernel in db (for
@@ -48,6 +50,11 @@ typedef struct kt_dataset {
  * are an error naming the problem. */
 int kt_dataset_load(kt_db *db, const char *kernel, const char *where,
                     kt_dataset **out, kt_diag *diag);
+/* Every ok measurement of the kernel as a sample (several per problem),
+ * with its time relative to the problem's fastest: what a performance
+ * model learns from. */
+int kt_dataset_load_all(kt_db *db, const char *kernel, const char *where,
+                        kt_dataset **out, kt_diag *diag);
 void kt_dataset_free(kt_dataset *d);
 
 /* A seeded random split: round(holdout * n) samples for testing, the rest

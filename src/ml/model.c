@@ -11,7 +11,7 @@
 static const kt_method *const METHODS[] = {
     &kt_method_knn, &kt_method_naive_bayes, &kt_method_tree, &kt_method_forest,
     &kt_method_svc, &kt_method_encdec, &kt_method_attention, &kt_method_hybrid,
-    &kt_method_hybrid2, &kt_method_ensemble, &kt_method_xgboost,
+    &kt_method_hybrid2, &kt_method_ensemble, &kt_method_xgboost, &kt_method_cost,
 };
 
 const kt_method *kt_method_find(const char *name, uint32_t kind)
@@ -32,6 +32,7 @@ void kt_samples_clear(samples *s)
     free(s->x);
     free(s->xnum);
     free(s->y);
+    free(s->rel);
     *s = (samples){0};
 }
 
@@ -51,6 +52,10 @@ static int samples_take(samples *s, const kt_dataset *d, const size_t *idx, size
         if (!(s->problem[i] = kt_strdup(d->problem[idx[i]])))
             return KT_ENOMEM;
     }
+    if (d->rel && !(s->rel = malloc((n + 1) * sizeof *s->rel)))
+        return KT_ENOMEM;
+    for (size_t i = 0; d->rel && i < n; i++)
+        s->rel[i] = d->rel[idx[i]];
     return KT_OK;
 }
 

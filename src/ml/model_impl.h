@@ -15,6 +15,8 @@ typedef struct samples {
     double *xnum;    /* n x nin */
     uint16_t *y;     /* n x nout */
     char **problem;  /* n */
+    double *rel;     /* n: time over its problem's fastest (training from
+                        every measurement only; not stored in model files) */
 } samples;
 
 typedef struct kt_method kt_method;
@@ -91,6 +93,7 @@ extern const kt_method kt_method_hybrid;
 extern const kt_method kt_method_hybrid2;
 extern const kt_method kt_method_ensemble;
 extern const kt_method kt_method_xgboost;
+extern const kt_method kt_method_cost;
 
 /* Input f of a sample as a standardised log-scale number, or NAN when the
  * field is not numeric (or constant in training). */

@@ -55,6 +55,18 @@ pass "gemm: --strategy predict measures only the top predictions ($n)"
 [ "$(sed -n 's/^    "ok": \([0-9]*\),*$/\1/p' "$TMP/ps.json")" = 5 ] ||
     fail "predict+search: not every configuration verified: $(cat "$TMP/ps.json")"
 pass "gemm: --strategy predict+search continues from the predictions"
+# The performance model learns from every measurement of the two shapes
+# and ranks whole configurations.
+"$KTUNE" train --db "$TMP/g.db" --kernel gemm --model cost --holdout 0 --epochs 30 \
+    --out "$TMP/c.ktm" | grep -q "cost on 20 samples of gemm" || fail "train cost"
+"$KTUNE" tune "$SPEC" --problem M=80,N=90,K=150 --strategy predict --model "$TMP/c.ktm" \
+    --top 3 --db "$TMP/pc.db" --cache "$TMP/cache" --json >"$TMP/pc.json"
+[ "$(json_get "$TMP/pc.json" measured)" = 3 ] || fail "predict cost: $(cat "$TMP/pc.json")"
+[ "$(sed -n 's/^    "ok": \([0-9]*\),*$/\1/p' "$TMP/pc.json")" = 3 ] ||
+    fail "predict cost: a prediction did not verify: $(cat "$TMP/pc.json")"
+expect_fail 2 "give --holdout 0" "$KTUNE" train --db "$TMP/g.db" --kernel gemm --model cost \
+    --out "$TMP/c2.ktm"
+pass "gemm: a performance model trained on every measurement predicts 3 valid configurations"
 expect_fail 2 "need --model" "$KTUNE" tune "$SPEC" --strategy predict
 expect_fail 2 "need --model" "$KTUNE" tune "$SPEC" --model "$TMP/g.ktm"
 expect_fail 2 "top is for --strategy predict" "$KTUNE" tune "$SPEC" --top 3
