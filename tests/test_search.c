@@ -433,6 +433,44 @@ static void test_archive_reports_a_dimension_it_cannot_evaluate(void)
     fixture_close(&f);
 }
 
+/* Every shipped spec's dimensions (the GEMMs name theirs; the convolutions
+ * fall back to threads per block and shared memory) can be evaluated on
+ * its whole space at the default problem, in more than one cell. */
+static void test_shipped_specs_have_maps(void)
+{
+    static const char *const SPECS[] = {
+        "kernels/gemm/gemm-c.json", "kernels/gemm/gemm-cuda.json",
+        "kernels/gemm/gemm-f16-cuda.json", "kernels/gemm/gemm-bf16-cuda.json",
+        "kernels/gemm/gemm-wgmma-f16-cuda.json", "kernels/gemm/gemm-wgmma-bf16-cuda.json",
+        "kernels/conv/conv-igemm-cuda.json", "kernels/conv/conv-direct-cuda.json"};
+    for (size_t i = 0; i < KT_ARRAY_LEN(SPECS); i++) {
+        kt_spec *spec;
+        kt_problem prob;
+        kt_space *space;
+        kt_archive *a;
+        kt_diag d = {{0}};
+        CHECK(kt_spec_load(kt_test_path(SPECS[i]), NULL, NULL, &spec, &d) == KT_OK);
+        CHECK(kt_problem_parse(spec, NULL, &prob, &d) == KT_OK);
+        CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
+        CHECK(kt_space_build(space, 1u << 22, &d) == KT_OK);
+        if (kt_archive_new(space, &a, &d) != KT_OK) {
+            fprintf(stderr, "%s: %s\n", SPECS[i], d.msg);
+            exit(1);
+        }
+        size_t cells = 0;
+        for (uint64_t c = 0; c < kt_archive_ncells(a); c++)
+            cells += kt_archive_cell_size(a, c) > 0;
+        printf("  %-40s %zu dimensions, %zu of %llu cells hold configurations\n",
+               SPECS[i], kt_archive_ndims(a), cells,
+               (unsigned long long)kt_archive_ncells(a));
+        CHECK(cells > 1);
+        kt_archive_free(a);
+        kt_space_free(space);
+        kt_problem_clear(&prob);
+        kt_spec_free(spec);
+    }
+}
+
 /* The quality of a run's map: the mean over the cells of the elite's excess
  * over the cell's optimum (an empty cell counts its worst). */
 static double map_excess(fixture *f, const run_log *l)
@@ -518,6 +556,7 @@ static const kt_test TESTS[] = {
     KT_T(test_archive_keeps_the_best_per_cell),
     KT_T(test_archive_falls_back_to_the_widest_parameters),
     KT_T(test_archive_reports_a_dimension_it_cannot_evaluate),
+    KT_T(test_shipped_specs_have_maps),
     KT_T(test_map_elites_fills_a_better_map_than_random),
 };
 

@@ -9,12 +9,13 @@
  * are properties of the configuration), so the run starts by filling the
  * map: an unseen random configuration from each cell that holds any, in
  * random order, skipping cells already filled (by the default, or what
- * else is known), a sample stratified over the behaviours.  Replayed on the
- * CPU SGEMM's recorded 256^3 space (32 cells), that left a better map than
- * filling only as many cells as half the budget (0.51 against 0.39 of the
- * cells' optima after 24 evaluations, median of 20 seeds), and with it the
- * best configuration found matches or beats random search's at 1% to 20% of
- * the 256^3 and 512^3 spaces (docs/PERFORMANCE.md).
+ * else is known), a sample stratified over the behaviours.  On the
+ * recorded CPU SGEMM spaces that leaves a better map than random, local or
+ * genetic search at every budget from 2% to 20% of the space, while its
+ * best configuration is about as good as random search's
+ * (docs/PERFORMANCE.md); filling only as many cells as half the budget
+ * before breeding left a worse map (0.39 against 0.51 of the cells' optima
+ * after 24 evaluations of a 256^3 space, median of 20 seeds).
  *
  * Then each child has a parent drawn uniformly among the occupied cells'
  * elites; half the time it is first crossed (uniformly, parameter by
