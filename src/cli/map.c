@@ -29,7 +29,8 @@ void cli_map_print(const kt_map *m, double flops)
            (unsigned long long)m->ncells);
     for (size_t d = 0; d < m->ndims; d++)
         printf("%s %s (%zu bins)", d ? "," : "", m->dims[d].name, m->dims[d].nbins);
-    printf("\n");
+    printf("%s\n", m->fallback ? " (fallbacks: the spec names no BehaviourDimensions)"
+                               : "");
     for (size_t i = 0; i < m->nfilled; i++) {
         const kt_map_cell *c = &m->filled[i];
         printf("        ");
@@ -86,6 +87,7 @@ json_object *cli_map_json(const kt_map *m, double flops)
         json_object_array_add(elites, e);
     }
     json_object_object_add(o, "dimensions", dims_json(m));
+    json_object_object_add(o, "fallback", json_object_new_boolean(m->fallback));
     json_object_object_add(o, "cells", json_object_new_int64((int64_t)m->ncells));
     json_object_object_add(o, "filled", json_object_new_int64((int64_t)m->nfilled));
     json_object_object_add(o, "elites", elites);

@@ -306,6 +306,7 @@ void kt_archive_free(kt_archive *a)
 }
 
 size_t kt_archive_ndims(const kt_archive *a) { return a->ndims; }
+bool kt_archive_fallback(const kt_archive *a) { return kt_space_spec(a->space)->ndims == 0; }
 const char *kt_archive_dim_name(const kt_archive *a, size_t d) { return a->dims[d].name; }
 size_t kt_archive_dim_bins(const kt_archive *a, size_t d) { return a->dims[d].nbins; }
 uint64_t kt_archive_ncells(const kt_archive *a) { return a->ncells; }
@@ -416,6 +417,7 @@ int kt_archive_map(const kt_archive *a, kt_map **out)
     if (!(*out = m))
         return KT_ENOMEM;
     m->ncells = a->ncells;
+    m->fallback = kt_archive_fallback(a);
     int rc = map_dims(a, m);
     if (rc == KT_OK)
         rc = map_cells(a, m);

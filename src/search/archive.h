@@ -37,6 +37,8 @@ int kt_archive_new(kt_space *space, kt_archive **out, kt_diag *diag);
 void kt_archive_free(kt_archive *a);
 
 size_t kt_archive_ndims(const kt_archive *a);
+/* True when the spec names no BehaviourDimensions (the fallbacks above). */
+bool kt_archive_fallback(const kt_archive *a);
 const char *kt_archive_dim_name(const kt_archive *a, size_t d);
 size_t kt_archive_dim_bins(const kt_archive *a, size_t d);
 /* The least and greatest value of dimension d in bin b. */
@@ -86,6 +88,7 @@ typedef struct kt_map {
     kt_map_dim *dims;
     size_t ndims;
     uint64_t ncells;          /* in the grid */
+    bool fallback;            /* the spec names no dimensions: the fallbacks */
     kt_map_cell *filled;      /* the occupied cells, in cell order */
     size_t nfilled;
 } kt_map;

@@ -37,6 +37,13 @@ grep -q "cells filled over register tile" "$TMP/rnd.txt" || fail "--map: $(cat "
 pass "--map reports any strategy's map"
 
 cp kernels/gemm/gemm.c kernels/gemm/gemm_ref.c "$TMP/"
+# without BehaviourDimensions: the fallbacks, said so (same kernel: the
+# database answers)
+sed 's/"BehaviourDimensions"/"NoDimensions"/' "$SPEC" >"$TMP/plain.json"
+SPEC=$TMP/plain.json tune --strategy random --budget 2 --map >"$TMP/plain.txt" 2>/dev/null
+grep -q "cells filled over MR (4 bins), NR (4 bins) (fallbacks: the spec names no" \
+    "$TMP/plain.txt" || fail "fallback: $(cat "$TMP/plain.txt")"
+pass "a spec without BehaviourDimensions gets the widest parameters, and says so"
 sed 's/"MR \* NR"/"MR * QQ"/' "$SPEC" >"$TMP/bad.json"
 expect_fail 1 'bad.json: ConfigurationSpace.BehaviourDimensions\[0\].Expression: in "MR \* QQ": column 6' \
     "$KTUNE" tune "$TMP/bad.json" --strategy map_elites --db "$TMP/b.db"
