@@ -16,7 +16,7 @@ KTUNE=${KTUNE:-build/ktune}
 BENCH=build/bench/strategy_bench
 FIGS=${FIGS:-docs/search}
 SPEC=kernels/gemm/gemm-c.json
-WARM_STRATEGIES=${WARM_STRATEGIES:-local_search,annealing,genetic,ensemble}
+WARM_STRATEGIES=${WARM_STRATEGIES:-model_guided,local_search,annealing,ensemble}
 make -s "$KTUNE" >/dev/null
 make -s -f bench/bench.mk "$BENCH" >/dev/null
 tmp=$(mktemp -d /tmp/ktune-search.XXXXXX)
