@@ -279,17 +279,14 @@ int main(int argc, char **argv)
     kt_diag d = {{0}};
     kt_spec *spec = NULL;
     kt_problem prob = {0};
-    kt_db *db = NULL;
     kt_replay *rp = NULL;
     if (kt_spec_load(argv[1], NULL, NULL, &spec, &d) != KT_OK ||
         kt_problem_parse(spec, b.problem, &prob, &d) != KT_OK ||
-        kt_db_open(argv[2], &db, &d) != KT_OK ||
-        kt_replay_load(db, argv[2], spec->name, spec->source_hash, prob.key, NULL, &rp,
+        kt_replay_open(argv[2], spec->name, spec->source_hash, prob.key, NULL, &rp,
                        &d) != KT_OK) {
         fprintf(stderr, "strategy_bench: %s\n", d.msg);
         return 1;
     }
-    kt_db_close(db);
     b.spec = spec;
     b.replay = rp;
     find_optimum(&b);

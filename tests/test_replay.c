@@ -48,6 +48,20 @@ static kt_result synthetic(const char *key)
     return r;
 }
 
+/* The database ids of device (a name), kernel (name, hash) and problem. */
+static void keys(kt_db *db, const char *name, const char *hash, const char *device,
+                 const char *problem, int64_t *dev_id, int64_t *kernel, int64_t *prob)
+{
+    kt_diag d = {{0}};
+    kt_device_info dev = {0};
+    snprintf(dev.name, sizeof dev.name, "%s", device);
+    snprintf(dev.backend, sizeof dev.backend, "cpu");
+    snprintf(dev.fingerprint, sizeof dev.fingerprint, "test|%s", device);
+    CHECK(kt_db_device(db, &dev, dev_id, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, name, hash, kernel, &d) == KT_OK);
+    CHECK(kt_db_problem(db, *kernel, problem, prob, &d) == KT_OK);
+}
+
 /* Every valid configuration of the spec at PROBLEM but skip (a key, or
  * NULL), recorded in db as device and kernel source hash. */
 static void record(const char *db_path, const kt_spec *spec, const char *device,
@@ -61,14 +75,8 @@ static void record(const char *db_path, const kt_spec *spec, const char *device,
     CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
     CHECK(kt_space_build(space, 1u << 20, &d) == KT_OK);
     CHECK(kt_db_open(db_path, &db, &d) == KT_OK);
-    kt_device_info dev = {0};
-    snprintf(dev.name, sizeof dev.name, "%s", device);
-    snprintf(dev.backend, sizeof dev.backend, "cpu");
-    snprintf(dev.fingerprint, sizeof dev.fingerprint, "test|%s", device);
     int64_t dev_id, kernel, problem;
-    CHECK(kt_db_device(db, &dev, &dev_id, &d) == KT_OK);
-    CHECK(kt_db_kernel(db, spec->name, hash, &kernel, &d) == KT_OK);
-    CHECK(kt_db_problem(db, kernel, prob.key, &problem, &d) == KT_OK);
+    keys(db, spec->name, hash, device, prob.key, &dev_id, &kernel, &problem);
     CHECK(kt_db_begin(db, &d) == KT_OK);
     for (uint64_t i = 0; i < kt_space_size(space); i++) {
         char *key = kt_spec_config_key(spec, kt_space_at(space, i));
@@ -343,14 +351,8 @@ static void record_one(const char *db_path, const kt_spec *spec, const char *dev
     kt_diag d = {{0}};
     kt_db *db;
     CHECK(kt_db_open(db_path, &db, &d) == KT_OK);
-    kt_device_info dev = {0};
-    snprintf(dev.name, sizeof dev.name, "%s", device);
-    snprintf(dev.backend, sizeof dev.backend, "cpu");
-    snprintf(dev.fingerprint, sizeof dev.fingerprint, "test|%s", device);
     int64_t dev_id, kernel, prob;
-    CHECK(kt_db_device(db, &dev, &dev_id, &d) == KT_OK);
-    CHECK(kt_db_kernel(db, spec->name, spec->source_hash, &kernel, &d) == KT_OK);
-    CHECK(kt_db_problem(db, kernel, problem, &prob, &d) == KT_OK);
+    keys(db, spec->name, spec->source_hash, device, problem, &dev_id, &kernel, &prob);
     kt_result r = {.status = KT_STATUS_OK, .time_ms = ms, .min_ms = ms, .spread = 0.01,
                    .reps = 5, .energy_j = NAN, .power_w = NAN};
     CHECK(kt_db_record(db, dev_id, kernel, prob, key, &r, &d) == KT_OK);

@@ -377,15 +377,8 @@ static int parse_options(int argc, char **argv, tune_args *a)
 static int load_replay(const kt_spec *spec, const tune_args *a, const char *problem,
                        kt_replay **out, kt_diag *diag)
 {
-    if (access(a->replay, F_OK) != 0) /* replaying must not create a file */
-        return kt_fail(diag, KT_EIO, "cannot open '%s': no such file", a->replay);
-    kt_db *db = NULL;
-    int rc = kt_db_open(a->replay, &db, diag);
-    if (rc == KT_OK)
-        rc = kt_replay_load(db, a->replay, spec->name, spec->source_hash, problem,
-                            a->device, out, diag);
-    kt_db_close(db);
-    return rc;
+    return kt_replay_open(a->replay, spec->name, spec->source_hash, problem, a->device,
+                          out, diag);
 }
 
 /* --strategy predict[+search]: the model's top configurations go first

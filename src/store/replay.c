@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct entry {
     char *config;         /* configuration key */
@@ -100,6 +101,21 @@ int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
     qsort(L.r->rows, L.r->n, sizeof *L.r->rows, by_config);
     *out = L.r;
     return KT_OK;
+}
+
+int kt_replay_open(const char *db_path, const char *kernel, const char *source_hash,
+                   const char *problem, const char *device, kt_replay **out,
+                   kt_diag *diag)
+{
+    *out = NULL;
+    if (access(db_path, F_OK) != 0)
+        return kt_fail(diag, KT_EIO, "cannot open '%s': no such file", db_path);
+    kt_db *db = NULL;
+    int rc = kt_db_open(db_path, &db, diag);
+    if (rc == KT_OK)
+        rc = kt_replay_load(db, db_path, kernel, source_hash, problem, device, out, diag);
+    kt_db_close(db);
+    return rc;
 }
 
 void kt_replay_free(kt_replay *r)

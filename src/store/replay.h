@@ -24,6 +24,11 @@ typedef struct kt_replay kt_replay;
 int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
                    const char *source_hash, const char *problem,
                    const char *device, kt_replay **out, kt_diag *diag);
+/* The same from the database file at db_path, which must exist (a
+ * replay never creates one). */
+int kt_replay_open(const char *db_path, const char *kernel, const char *source_hash,
+                   const char *problem, const char *device, kt_replay **out,
+                   kt_diag *diag);
 void kt_replay_free(kt_replay *r);
 
 /* The recorded device's name, and how many configurations were recorded. */
