@@ -120,6 +120,12 @@ static void test_budgets_limit_the_evaluations(void)
     CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
     CHECK_EQ_INT(rep.measured + rep.cached, 3);
     kt_tune_report_clear(&rep);
+    /* a time cap does not lift the count (--budget 3 --time 600) */
+    o.time_limit_s = 600;
+    CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.measured + rep.cached, 3);
+    kt_tune_report_clear(&rep);
+    o.time_limit_s = 0;
     o.budget = (kt_budget){KT_BUDGET_FRACTION, 0.5};
     CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
     CHECK_EQ_INT(rep.measured + rep.cached, 9);

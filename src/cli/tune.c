@@ -36,6 +36,7 @@ static const char USAGE[] =
     "  --budget N          evaluate at most N configurations (N%% for a fraction\n"
     "                      of the space); default: the spec's Budget, else all\n"
     "  --time S            stop starting new measurements after S seconds\n"
+    "                      (with --budget: whichever comes first)\n"
     "  --db FILE           results database (default ktune.db)\n"
     "  --seed N            seed for the strategy and the input data (default 1)\n"
     "  --jobs N            parallel compilations (default: number of CPUs)\n"
@@ -287,15 +288,15 @@ static int parse_option(int c, tune_args *a)
 {
     kt_tune_opts *o = &a->o;
     uint64_t u;
-    double d;
     int rc = CLI_OK;
     switch (c) {
     case 'p': o->problem = optarg; break;
     case 's': o->strategy = optarg; break;
     case 'b': rc = parse_budget(optarg, &o->budget); break;
     case 't':
-        rc = cli_parse_double("tune", "--time", optarg, &d);
-        o->budget = (kt_budget){KT_BUDGET_SECONDS, d};
+        rc = cli_parse_double("tune", "--time", optarg, &o->time_limit_s);
+        if (rc == CLI_OK && !(o->time_limit_s > 0))
+            rc = cli_usage_error("tune", "--time must be positive");
         break;
     case 'd': o->db_path = optarg; a->db_given = true; break;
     case 'S': rc = cli_parse_u64("tune", "--seed", optarg, &o->seed);

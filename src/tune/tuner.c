@@ -57,6 +57,8 @@ static void apply_budget(run *r)
         r->limit = (uint64_t)ceil(fmin(b.value, 1.0) * (double)size);
     else if (b.kind == KT_BUDGET_SECONDS)
         r->deadline = r->start + b.value;
+    if (r->opts->time_limit_s > 0)
+        r->deadline = fmin(r->deadline, r->start + r->opts->time_limit_s);
 }
 
 static int open_store(run *r)
@@ -96,7 +98,7 @@ static int start_replay(run *r)
 {
     kt_budget b = r->opts->budget.kind != KT_BUDGET_NONE ? r->opts->budget
                                                          : r->spec->budget;
-    if (b.kind == KT_BUDGET_SECONDS)
+    if (b.kind == KT_BUDGET_SECONDS || r->opts->time_limit_s > 0)
         return kt_fail(r->diag, KT_EINVAL, "a replay has no clock: give its budget "
                        "as a count or a share of the space, not in seconds");
     kt_strlcpy(r->rep->device, sizeof r->rep->device,

@@ -46,6 +46,8 @@ typedef struct kt_tune_opts {
     const char *problem;    /* "M=256,N=256" overrides, or NULL */
     const char *strategy;   /* registered name; NULL: KT_STRATEGY_DEFAULT */
     kt_budget budget;       /* KT_BUDGET_NONE: the spec's, else unlimited */
+    double time_limit_s;    /* > 0: no new measurement starts after this many
+                               seconds, whatever the budget (both apply) */
     uint64_t seed;
     const char *db_path;
     kt_backend_opts backend;
