@@ -93,6 +93,8 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     /* wgmma needs sm_90a: the specs name it, overriding the backend's sm_90 */
     compile_sample("kernels/gemm/gemm-wgmma-f16-cuda.json", NULL, 10);
     compile_sample("kernels/gemm/gemm-wgmma-bf16-cuda.json", "M=1000,N=1003,K=517", 4);
+    compile_sample("kernels/gemm/gemm-wgmma-ws-f16-cuda.json", NULL, 3);
+    compile_sample("kernels/gemm/gemm-wgmma-ws-bf16-cuda.json", "M=1000,N=1003,K=517", 2);
 }
 
 static void test_broken_kernel_is_a_compile_error(void)

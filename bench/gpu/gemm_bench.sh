@@ -14,7 +14,9 @@
 # "1024 2048 4096 8192"), BUDGETS (default "1024:40 2048:40 4096:60
 # 8192:40"), TIMES (seconds, default "1024:15 2048:20 4096:35 8192:35"),
 # STRATEGY (default: ktune's), ENERGY (--energy-window, default 0: the
-# table is about time; run.sh shows energy), SEED (1).
+# table is about time; run.sh shows energy), SEED (1), DTYPES (default
+# "f32 f16 bf16"), WGMMA (the 16-bit specs gemm-$WGMMA-{f16,bf16}-cuda.json,
+# default wgmma), BASELINES (1; 0: skip cuBLAS and Triton).
 set -u
 OUT=$1 DIR=${2:-.}
 KT=$DIR/bundle/ktune
@@ -26,16 +28,20 @@ TIMES=${TIMES:-1024:15 2048:20 4096:35 8192:35}
 STRATEGY=${STRATEGY:-}
 ENERGY=${ENERGY:-0}
 SEED=${SEED:-1}
+DTYPES=${DTYPES:-f32 f16 bf16}
+WGMMA=${WGMMA:-wgmma}
+BASELINES=${BASELINES:-1}
 HERE=$(dirname "$0")
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 t0=$(date +%s)
-python3 "$HERE/baselines.py" $SIZES 2>&1 | grep -v Warning | tee "$OUT/baselines.txt"
+[ "$BASELINES" = 1 ] &&
+    python3 "$HERE/baselines.py" $SIZES 2>&1 | grep -v Warning | tee "$OUT/baselines.txt"
 echo "baselines: $(($(date +%s) - t0)) s"
 per_size() { for b in $2; do [ "${b%%:*}" = "$1" ] && echo "${b#*:}"; done; }
 strategy=${STRATEGY:+--strategy $STRATEGY}
-for dt in f32 f16 bf16; do
-    spec=$SPECS/gemm-wgmma-$dt-cuda.json
+for dt in $DTYPES; do
+    spec=$SPECS/gemm-$WGMMA-$dt-cuda.json
     [ $dt = f32 ] && spec=$SPECS/gemm-cuda.json
     for shape in M=1000,N=1003,K=517 M=777,N=1024,K=1000; do
         $KT tune "$spec" --problem $shape --strategy random --budget 6 --seed 5 \
