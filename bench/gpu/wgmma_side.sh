@@ -8,7 +8,8 @@
 #      fails it is dropped);
 #   3. Nsight Compute (speed of light, occupancy, warp states) on one
 #      launch of each kind's 256x128 configuration at 4096^3 (PROFILE=0:
-#      none; PROFILE_KINDS: only these kinds);
+#      none; PROFILE_KINDS: only these kinds; PROFILE_SGEMM=1: the FP32
+#      SGEMM's best of 2026-11-24 too);
 #   4. every kind over the same few large-tile configurations (brute
 #      force) at 4096^3 and 8192^3, FP16 and BF16, one table;
 #   5. each kind checked at odd shapes (random 6 configurations each).
@@ -43,9 +44,10 @@ for k in $KINDS; do
 done
 echo "kinds that passed:$ok"
 
-prof() { # KIND KEY
-    kern=$(sed -n 's/.*"KernelName": "\(gemm_wgmma[a-z_0-9]*\)".*/\1/p' "$G/gemm-$1-f16-cuda.json")
-    python3 "$HERE/pin_config.py" "$G/gemm-$1-f16-cuda.json" "$2" > "$G/pin-$1.json"
+prof() { # NAME KEY [SPEC]
+    spec=${3:-$G/gemm-$1-f16-cuda.json}
+    kern=$(sed -n 's/.*"KernelName": "\([a-z_0-9]*\)".*/\1/p' "$spec" | head -n 1)
+    python3 "$HERE/pin_config.py" "$spec" "$2" > "$G/pin-$1.json"
     timeout 150 ncu --clock-control none --target-processes all -k "regex:^$kern\$" -c 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats \
         --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
@@ -58,6 +60,8 @@ prof() { # KIND KEY
 if [ "$PROFILE" = 1 ]; then
     for k in ${PROFILE_KINDS:-$ok}; do prof $k BM=256,BN=128,WGS=2,WN=128,STAGES=4,GM=8; done
 fi
+[ "${PROFILE_SGEMM:-0}" = 1 ] && prof sgemm \
+    BM=128,BN=128,BK=32,WM=32,WN=64,TM=16,TN=4,STAGES=2,GM=8,MINB=2 "$G/gemm-cuda.json"
 
 narrow="BM=128/256,BN=128/256,WGS=2,WN=128/256,STAGES=4/5/6,GM=8"
 for dt in f16 bf16; do
