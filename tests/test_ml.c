@@ -143,6 +143,23 @@ static void test_dataset_tokenises_ok_rows_of_one_kernel(void)
     CHECK_EQ_INT(fast, 40);
     CHECK_EQ_INT(slow, 40);
     kt_dataset_free(ds);
+    /* another device's times are relative to its own best */
+    kt_device_info other = {.name = "y", .backend = "cpu", .fingerprint = "fp2"};
+    int64_t dv, k, pr;
+    kt_result r = {.status = KT_STATUS_OK, .time_ms = 5, .energy_j = NAN, .power_w = NAN};
+    CHECK(kt_db_device(db, &other, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "toy", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "kind=odd,N=1", &pr, &d) == KT_OK);
+    CHECK(kt_db_record(db, dv, k, pr, "A=1,B=4", &r, &d) == KT_OK);
+    r.time_ms = 8;
+    CHECK(kt_db_record(db, dv, k, pr, "A=2,B=4", &r, &d) == KT_OK);
+    CHECK(kt_dataset_load_all(db, "toy", NULL, &ds, &d) == KT_OK);
+    CHECK_EQ_INT(ds->n, 82);
+    fast = 0;
+    for (size_t i = 0; i < ds->n; i++)
+        fast += ds->rel[i] == 1;
+    CHECK_EQ_INT(fast, 41);
+    kt_dataset_free(ds);
     kt_db_close(db);
 }
 

@@ -65,6 +65,7 @@ typedef struct loader {
     size_t nwhere;
     size_t cap;
     bool all;             /* every ok measurement, with its time */
+    char **device;        /* all: each sample's device, to group by */
     int err;
     kt_diag *diag;
 } loader;
@@ -121,7 +122,10 @@ static int grow(loader *L)
     double *rel = p && L->all ? realloc(d->rel, cap * sizeof *rel) : NULL;
     if (rel)
         d->rel = rel;
-    if (!p || (L->all && !rel))
+    char **dev = rel ? realloc(L->device, cap * sizeof *dev) : NULL;
+    if (dev)
+        L->device = dev;
+    if (!p || (L->all && !dev))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     L->cap = cap;
     return KT_OK;
@@ -178,6 +182,10 @@ static int add_row(loader *L, const kt_db_row *row)
         rc = tokenise(L, cv, nc, d->out_vocab, d->y + d->n * d->nout, NULL);
     if (rc == KT_OK && !(d->problem[d->n] = kt_strdup(row->problem)))
         rc = kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK && L->all && !(L->device[d->n] = kt_strdup(row->device))) {
+        free(d->problem[d->n]);
+        rc = kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    }
     if (rc == KT_OK && L->all)
         d->rel[d->n] = row->result.time_ms;
     d->n += rc == KT_OK;
@@ -193,25 +201,32 @@ static int visit_row(void *user, const kt_db_row *row)
     return L->err != KT_OK;
 }
 
-static int by_problem(const void *a, const void *b, void *user)
+/* Samples of one problem on one device. */
+typedef struct group_key {
+    char **problem, **device;
+} group_key;
+
+static int by_group(const void *a, const void *b, void *user)
 {
-    char *const *problem = user;
-    return strcmp(problem[*(const size_t *)a], problem[*(const size_t *)b]);
+    const group_key *k = user;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(k->problem[i], k->problem[j]);
+    return c ? c : strcmp(k->device[i], k->device[j]);
 }
 
-/* Each sample's time over the fastest of its problem's samples. */
-static int relative_times(kt_dataset *d)
+/* Each sample's time over the fastest of its problem's on its device. */
+static int relative_times(kt_dataset *d, char **device)
 {
     size_t *order = malloc(d->n * sizeof *order);
     if (!order)
         return KT_ENOMEM;
     for (size_t i = 0; i < d->n; i++)
         order[i] = i;
-    qsort_r(order, d->n, sizeof *order, by_problem, d->problem);
+    group_key k = {d->problem, device};
+    qsort_r(order, d->n, sizeof *order, by_group, &k);
     for (size_t lo = 0, hi; lo < d->n; lo = hi) {
         double best = INFINITY;
-        for (hi = lo; hi < d->n && strcmp(d->problem[order[hi]], d->problem[order[lo]]) == 0;
-             hi++)
+        for (hi = lo; hi < d->n && by_group(&order[hi], &order[lo], &k) == 0; hi++)
             best = fmin(best, d->rel[order[hi]]);
         for (size_t i = lo; i < hi; i++)
             d->rel[order[i]] /= best;
@@ -243,8 +258,11 @@ static int load(kt_db *db, const char *kernel, const char *where, bool all,
     if (rc == KT_OK && L.d->n == 0)
         rc = kt_fail(diag, KT_ENOTFOUND, "no ok measurement of kernel '%s'%s%s", kernel,
                      where && *where ? " where " : "", where && *where ? where : "");
-    if (rc == KT_OK && all && relative_times(L.d) != KT_OK)
+    if (rc == KT_OK && all && relative_times(L.d, L.device) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; L.device && i < L.d->n; i++)
+        free(L.device[i]);
+    free(L.device);
     kt_key_fields_free(L.where_names, L.where_values, L.nwhere);
     if (rc != KT_OK) {
         kt_dataset_free(L.d);

@@ -40,7 +40,8 @@ typedef struct kt_dataset {
     uint16_t *y;          /* n x nout output tokens */
     char **problem;       /* n problem keys */
     double *rel;          /* n: the sample's time over the fastest of its
-                             problem (kt_dataset_load_all); else NULL */
+                             problem on its device (kt_dataset_load_all);
+                             else NULL */
 } kt_dataset;
 
 /* The best ok measurement of each (device, problem) of kernel in db (for
