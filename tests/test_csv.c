@@ -95,6 +95,7 @@ static int find_row(void *user, const kt_db_row *row)
     if (strcmp(row->config, want->config) == 0) {
         want->result = row->result;
         want->device = kt_strdup(row->device);
+        want->created = kt_strdup(row->created);
     }
     return 0;
 }
@@ -124,7 +125,9 @@ static void test_import_stores_every_row_once(void)
     CHECK(want.result.status == KT_STATUS_OK);
     CHECK(want.result.time_ms == 0.25 && want.result.reps == 5);
     CHECK(want.result.spread == 0.01 && want.result.compile_ms == 12);
+    CHECK_STR(want.created, "2026-11-22T10:00:00Z"); /* when it was measured */
     free((char *)want.device);
+    free((char *)want.created);
     unlink(db_path);
 }
 
@@ -143,6 +146,8 @@ static void test_a_bad_row_imports_nothing(void)
         {"device,kernel,source_hash,problem,config,status,speed\n",
          "in.csv:1: unknown column 'speed'"},
         {"", "in.csv: empty (no header)"},
+        {HEADER "\"yesterday\",\"CPU X\",\"gemm\",\"abc\",\"M=8\",\"A=1\",\"ok\",1,,,,,,,5,\"\"\n",
+         "in.csv:2: column 'created': 'yesterday' is not a UTC time"},
     };
     for (size_t i = 0; i < KT_ARRAY_LEN(BAD); i++) {
         unlink(db_path);

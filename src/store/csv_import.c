@@ -121,11 +121,23 @@ static int store(importer *im, char **f, const kt_result *r)
     if (rc == KT_OK)
         rc = kt_db_problem(im->db, kernel, get(im, f, C_PROBLEM), &problem, im->diag);
     int64_t before = kt_db_changes(im->db);
+    const char *created = get(im, f, C_CREATED);
     if (rc == KT_OK)
-        rc = kt_db_record(im->db, device, kernel, problem, get(im, f, C_CONFIG), r,
-                          im->diag);
+        rc = kt_db_record_at(im->db, device, kernel, problem, get(im, f, C_CONFIG), r,
+                             *created ? created : NULL, im->diag);
     im->st->added += rc == KT_OK && kt_db_changes(im->db) > before;
     return rc;
+}
+
+/* An export's created column: empty (now), or ISO 8601 UTC as ktune writes
+ * it ("2026-11-24T00:46:18.420Z"). */
+static bool is_utc_time(const char *t)
+{
+    int y, mo, d, h, mi, used = 0;
+    double sec;
+    return !*t || (sscanf(t, "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec,
+                          &used) == 6 && strcmp(t + used, "Z") == 0 && mo >= 1 &&
+                   mo <= 12 && d >= 1 && d <= 31 && h < 24 && mi < 60 && sec < 61);
 }
 
 static int on_record(void *user, char **f, size_t n, size_t line)
@@ -140,6 +152,10 @@ static int on_record(void *user, char **f, size_t n, size_t line)
         if (!*get(im, f, c))
             return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: column '%s' is empty",
                            im->path, line, COLUMNS[c]);
+    if (!is_utc_time(get(im, f, C_CREATED)))
+        return kt_fail(im->diag, KT_EFORMAT, "%s:%zu: column 'created': '%s' is not a "
+                       "UTC time like 2026-11-24T00:46:18.420Z", im->path, line,
+                       get(im, f, C_CREATED));
     kt_result r;
     int rc = parse_result(im, f, line, &r);
     if (rc == KT_OK)

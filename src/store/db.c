@@ -65,9 +65,9 @@ static const char *const SQL[ST_N] = {
                   " WHERE device_id = ?1 AND problem_id = ?2 AND config = ?3",
     [ST_RECORD] = "INSERT OR IGNORE INTO measurement(device_id, problem_id, config,"
                   " status, signal, detail, time_ms, min_ms, spread, reps,"
-                  " compile_ms, energy_j, power_w, max_error, sm_clock_mhz)"
+                  " compile_ms, energy_j, power_w, max_error, sm_clock_mhz, created)"
                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-                  " ?15)",
+                  " ?15, coalesce(?16, strftime('%Y-%m-%dT%H:%M:%fZ','now')))",
     [ST_COUNT] = "SELECT count(*) FROM measurement WHERE device_id = ?1 AND problem_id = ?2",
 };
 
@@ -352,6 +352,13 @@ int kt_db_lookup(kt_db *db, int64_t device, int64_t problem, const char *config,
 int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
                  const char *config, const kt_result *r, kt_diag *diag)
 {
+    return kt_db_record_at(db, device, kernel, problem, config, r, NULL, diag);
+}
+
+int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
+                    const char *config, const kt_result *r, const char *created,
+                    kt_diag *diag)
+{
     (void)kernel; /* implied by the problem; kept in the API for clarity */
     sqlite3_stmt *st = db->st[ST_RECORD];
     /* One INSERT in autocommit mode is one transaction. */
@@ -371,6 +378,10 @@ int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
     bind_real(st, 13, r->power_w);
     bind_real(st, 14, r->max_error);
     bind_real(st, 15, r->sm_clock_mhz > 0 ? r->sm_clock_mhz : NAN);
+    if (created)
+        sqlite3_bind_text(st, 16, created, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 16);
     return step_done(db, st, diag, "cannot store the measurement");
 }
 

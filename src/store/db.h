@@ -65,6 +65,11 @@ int kt_db_lookup(kt_db *db, int64_t device, int64_t problem, const char *config,
  * for the same keys is kept (the first measurement wins) and KT_OK returned. */
 int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
                  const char *config, const kt_result *r, kt_diag *diag);
+/* The same, dated created (ISO 8601 UTC, as kt_db_row gives it) instead of
+ * now: a measurement imported keeps the time it was taken. */
+int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
+                    const char *config, const kt_result *r, const char *created,
+                    kt_diag *diag);
 
 /* Rows in insertion order. */
 int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
