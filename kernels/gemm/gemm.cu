@@ -108,6 +108,39 @@ __device__ __forceinline__ void load_tile(float *s, const float *g, int R, int C
     }
 }
 
+/* The same tile for a block wholly inside the matrix (R >= r0 + BR and
+ * C >= c0 + BC, C a multiple of 4): a thread's chunks keep their column
+ * and are PER rows apart, so each costs one cp.async and an address add,
+ * without bounds tests. */
+template <int BR, int BC, int LD>
+__device__ __forceinline__ void load_tile_inside(float *s, const float *g, int C, int r0, int c0)
+{
+    constexpr int CH = BC / 4, PER = THREADS / CH;
+    int r = threadIdx.x / CH, cc = (threadIdx.x % CH) * 4;
+    const float *src = g + (size_t)(r0 + r) * C + c0 + cc;
+    float *dst = s + r * LD + cc;
+    size_t step = (size_t)PER * C;
+#pragma unroll
+    for (int j = 0; j < (BR + PER - 1) / PER; j++)
+        if (BR % PER == 0 || r + j * PER < BR)
+            cp16(dst + j * PER * LD, src + j * step, 16);
+}
+
+/* One stage: A's BM x BK tile and B's BK x BN tile at k0, by the fast
+ * path where the block and the k step lie inside the matrices. */
+__device__ __forceinline__ void load_stage(float *As, float *Bs, const float *A, const float *B,
+                                           int M, int N, int K, int bm, int bn, int k0, bool va,
+                                           bool vb, bool inside)
+{
+    if (inside && k0 + BK <= K) {
+        load_tile_inside<BM, BK, AST>(As, A, K, bm, k0);
+        load_tile_inside<BK, BN, BN>(Bs, B, N, k0, bn);
+    } else {
+        load_tile<BM, BK, AST>(As, A, M, K, bm, k0, va);
+        load_tile<BK, BN, BN>(Bs, B, K, N, k0, bn, vb);
+    }
+}
+
 __device__ __forceinline__ float lane_of(float4 v, int k)
 {
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
@@ -186,6 +219,7 @@ gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__
     int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
     int ar = wm0 + lane / LX, bc = wn0 + (lane % LX) * 4;
     bool va = K % 4 == 0, vb = N % 4 == 0;
+    bool inside = va && vb && bm + BM <= M && bn + BN <= N;
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; i++)
@@ -195,20 +229,18 @@ gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__
     int tiles = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles) {
-            load_tile<BM, BK, AST>(As + s * A_FLOATS, A, M, K, bm, s * BK, va);
-            load_tile<BK, BN, BN>(Bs + s * B_FLOATS, B, K, N, s * BK, bn, vb);
-        }
+        if (s < tiles)
+            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, s * BK, va,
+                       vb, inside);
         cp_commit();
     }
     for (int t = 0; t < tiles; t++) {
         cp_wait<STAGES - 2>();
         __syncthreads(); /* tile t is in; every thread is done with tile t - 1 */
         int next = t + STAGES - 1, s = next % STAGES;
-        if (next < tiles) {
-            load_tile<BM, BK, AST>(As + s * A_FLOATS, A, M, K, bm, next * BK, va);
-            load_tile<BK, BN, BN>(Bs + s * B_FLOATS, B, K, N, next * BK, bn, vb);
-        }
+        if (next < tiles)
+            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, next * BK, va,
+                       vb, inside);
         cp_commit();
         compute_stage(As + (t % STAGES) * A_FLOATS, Bs + (t % STAGES) * B_FLOATS, ar, bc, acc);
     }
