@@ -377,6 +377,38 @@ static void test_corrupt_model_files_are_refused(void)
         corrupt(METHODS[k]);
 }
 
+/* The performance model scores every combination of known values; past
+ * its limit (6^8 here) training is a clear error, not a huge allocation. */
+static void test_cost_refuses_too_many_combinations(void)
+{
+    kt_db *db;
+    kt_diag d = {{0}};
+    const char *p = path_of("wide.db");
+    unlink(p);
+    CHECK(kt_db_open(p, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "x", .backend = "cpu", .fingerprint = "fp"};
+    int64_t dv, k, pr;
+    CHECK(kt_db_device(db, &dev, &dv, &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "wide", "h", &k, &d) == KT_OK);
+    CHECK(kt_db_problem(db, k, "N=1", &pr, &d) == KT_OK);
+    for (int v = 1; v <= 6; v++) {
+        char cfg[128];
+        snprintf(cfg, sizeof cfg, "A=%d,B=%d,C=%d,D=%d,E=%d,F=%d,G=%d,H=%d", v, v, v, v, v,
+                 v, v, v);
+        kt_result r = {.status = KT_STATUS_OK, .time_ms = v, .energy_j = NAN,
+                       .power_w = NAN};
+        CHECK(kt_db_record(db, dv, k, pr, cfg, &r, &d) == KT_OK);
+    }
+    kt_dataset *ds;
+    kt_model *m;
+    CHECK(kt_dataset_load_all(db, "wide", NULL, &ds, &d) == KT_OK);
+    kt_train_opts o = {.method = "cost", .holdout = 0, .seed = 1, .epochs = 5};
+    CHECK(kt_model_train(ds, &o, &m, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "too many combinations") != NULL);
+    kt_dataset_free(ds);
+    kt_db_close(db);
+}
+
 /* ------------------------------------------------------------ constraints */
 
 static void test_constrained_prediction_is_valid(void)
@@ -422,6 +454,7 @@ static const kt_test TESTS[] = {
     KT_T(test_every_method_learns_the_toy_rule),
     KT_T(test_model_file_round_trip), KT_T(test_training_is_deterministic_for_a_seed),
     KT_T(test_corrupt_model_files_are_refused),
+    KT_T(test_cost_refuses_too_many_combinations),
     KT_T(test_constrained_prediction_is_valid),
 };
 KT_TEST_MAIN(TESTS)

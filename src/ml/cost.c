@@ -105,11 +105,26 @@ static void features(const kt_model *m, const cost *c, const double *xn,
         }
 }
 
+/* The number of combinations of known values, or 0 past COMBO_LIMIT. */
+static size_t combinations(const kt_model *m)
+{
+    size_t n = 1;
+    for (size_t p = 0; p < m->nout; p++) {
+        size_t v = m->out_vocab[p].n - 1;
+        if (v == 0 || n > COMBO_LIMIT / v)
+            return 0;
+        n *= v;
+    }
+    return n;
+}
+
 static int cost_fit(kt_model *m, const kt_train_opts *o)
 {
     const samples *s = &m->train;
     if (!s->rel)
         return KT_EINVAL; /* trained from the best measurements only */
+    if (combinations(m) == 0)
+        return KT_ERANGE;
     cost *c = cost_new(m);
     float *x = c ? malloc((s->n * c->nf + 1) * sizeof *x) : NULL;
     float *y = x ? malloc((s->n + 1) * sizeof *y) : NULL;
@@ -153,13 +168,9 @@ static void cost_end(void *qs)
 static int enumerate(cost_query *q)
 {
     const kt_model *m = q->m;
-    size_t n = 1;
-    for (size_t p = 0; p < m->nout; p++) {
-        size_t v = m->out_vocab[p].n - 1;
-        if (v == 0 || n > COMBO_LIMIT / v)
-            return KT_ERANGE;
-        n *= v;
-    }
+    size_t n = combinations(m);
+    if (n == 0)
+        return KT_ERANGE;
     q->ncombo = n;
     if (!(q->combo = malloc(n * m->nout * sizeof *q->combo)) ||
         !(q->score = malloc(n * sizeof *q->score)))

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A method's limit (cost: the combinations of values it scores). */
+#define TOO_MANY "too many combinations of the parameters' values for this method"
+
 static const kt_method *const METHODS[] = {
     &kt_method_knn, &kt_method_naive_bayes, &kt_method_tree, &kt_method_forest,
     &kt_method_svc, &kt_method_encdec, &kt_method_attention, &kt_method_hybrid,
@@ -199,8 +202,9 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
     free(te);
     if (rc != KT_OK) {
         kt_model_free(m);
-        return kt_fail(diag, rc, rc == KT_EINVAL ? "too few samples to train on"
-                                                 : "out of memory training");
+        return kt_fail(diag, rc, "%s", rc == KT_EINVAL ? "too few samples to train on"
+                                       : rc == KT_ERANGE ? TOO_MANY
+                                                         : "out of memory training");
     }
     *out = m;
     return KT_OK;
@@ -304,9 +308,10 @@ int kt_query_new(const kt_model *m, const char *problem_key, kt_query **out,
             rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK)
         rc = encode(m, problem_key, x, xn, diag);
-    if (rc == KT_OK && (m->method->begin ? m->method->begin(m, x, xn, &q->seq)
-                                         : m->method->dist(m, x, xn, q->logp)) != KT_OK)
-        rc = kt_fail(diag, KT_ENOMEM, "out of memory predicting");
+    int mrc = KT_OK;
+    if (rc == KT_OK && (mrc = m->method->begin ? m->method->begin(m, x, xn, &q->seq)
+                                               : m->method->dist(m, x, xn, q->logp)) != KT_OK)
+        rc = kt_fail(diag, mrc, "%s", mrc == KT_ERANGE ? TOO_MANY : "out of memory predicting");
     free(x);
     free(xn);
     if (rc != KT_OK) {
