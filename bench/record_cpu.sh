@@ -16,7 +16,9 @@
 #   bench/record_cpu.sh DIR [bench|heldout|grid|export]...
 #                              (default: bench heldout grid export)
 # Environment: KTUNE (build/ktune), PAR (parallel shapes, default 1; keep
-# PAR x 2 threads within the cores), CACHE (compiled configurations).
+# PAR x 2 threads within the cores: faster, but shapes measured side by side
+# disturb each other; docs/SEARCH.md measures how much), CACHE (compiled
+# configurations).
 set -eu
 dir=${1:?usage: bench/record_cpu.sh DIR [bench|heldout|grid|export]...}
 shift
