@@ -60,6 +60,11 @@ for set in "$@"; do
     if [ "$set" = export ]; then
         mkdir -p bench/data
         for s in bench heldout grid; do
+            missing=$(for p in $(shapes $s); do [ -f "$(db_of "$p")" ] || echo "$p"; done)
+            if [ -n "$missing" ]; then
+                echo "export: $dir lacks shapes of set $s (e.g. $(echo $missing | cut -d' ' -f1)): not written"
+                continue
+            fi
             export_set $s | bzip2 -9 >bench/data/gemm-cpu-$s.csv.bz2
         done
         continue

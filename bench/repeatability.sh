@@ -6,12 +6,12 @@
 # median change of the first recording's ten fastest.
 #
 #   bench/repeatability.sh [FIRST.csv.bz2 SECOND.csv.bz2]
-#       (default: bench/data/gemm-cpu-bench.csv.bz2 and
-#        bench/data/gemm-cpu-bench-again.csv.bz2)
+#       (default: bench/data/gemm-cpu-bench-h100host.csv.bz2 and
+#        bench/data/gemm-cpu-bench-h100host-again.csv.bz2)
 set -eu
 KTUNE=${KTUNE:-build/ktune}
-A=${1:-bench/data/gemm-cpu-bench.csv.bz2}
-B=${2:-bench/data/gemm-cpu-bench-again.csv.bz2}
+A=${1:-bench/data/gemm-cpu-bench-h100host.csv.bz2}
+B=${2:-bench/data/gemm-cpu-bench-h100host-again.csv.bz2}
 make -s "$KTUNE" >/dev/null
 tmp=$(mktemp -d /tmp/ktune-repeat.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -23,11 +23,13 @@
 
 /* The strategy a run uses unless told otherwise: the best performer of the
  * replayed strategy benchmark (bench/search_bench.sh, docs/SEARCH.md).  On
- * the four recorded CPU SGEMM spaces model_guided needed the fewest
- * evaluations to reach 99% of the optimum on three and to reach 95% on
- * two (median of 50 seeds), and had the best median at 5% of the space on
- * three; local_search and annealing come next. */
-#define KT_STRATEGY_DEFAULT "model_guided"
+ * the four CPU SGEMM spaces recorded one shape at a time on an idle
+ * machine (repeatable: rank correlation 0.95-0.98 between recordings),
+ * local_search had the best median at 2% of the space on three, and needed
+ * the fewest evaluations to reach 95% of the optimum on all four and 99% on
+ * three (median of 50 seeds).  model_guided led on a noisier recording made
+ * several shapes at a time, whose optimum did not repeat. */
+#define KT_STRATEGY_DEFAULT "local_search"
 
 typedef struct kt_strategy_opts {
     uint64_t seed;
