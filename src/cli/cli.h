@@ -1,13 +1,22 @@
 /* cli.h - what the command-line front end's files share.  Only the CLI
- * prints and chooses exit codes: 0 success, 1 failure, 2 bad usage. */
+ * prints and chooses exit codes, the same for every command (README, "Exit
+ * status"): 0 success; 1 the operation failed (an error, or a tuning run in
+ * which no configuration ran correctly); 2 bad usage (an unknown command,
+ * option or name, a value out of range); 128 + N a run stopped by signal N
+ * after printing what it had done (130 SIGINT, 143 SIGTERM). */
 #ifndef KT_CLI_H
 #define KT_CLI_H
 
 #include "ktune.h"
+#include "core/spec.h"
 
+#include <getopt.h>
 #include <json-c/json.h>
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* The last paragraph of the --help texts of commands other than tune. */
+#define CLI_EXIT_STATUS "exit status: 0 success, 1 failure, 2 bad usage.\n"
 
 int cli_tune(int argc, char **argv);
 int cli_space(int argc, char **argv);
@@ -25,6 +34,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Warnings from the library, printed as they come. */
 void cli_warn(void *user, const char *msg);
 
+/* --problem TEXT of command cmd into *out (kt_problem_clear frees it): NULL
+ * gives the spec's defaults; otherwise TEXT must set every problem parameter
+ * once, since a default quietly filling a gap solves another problem than
+ * the one meant.  A bad or partial TEXT is a usage error naming what is
+ * wrong, with the defaults as the hint. */
+int cli_problem_parse(const char *cmd, const kt_spec *spec, const char *text,
+                      kt_problem *out);
+
+/* n names as "a, b, c" (the caller frees); NULL when out of memory. */
+char *cli_join(const char *const *names, size_t n);
+
 /* A configuration key "A=1,B=x" as a JSON object, numbers as numbers. */
 json_object *cli_config_json(const char *key);
 
@@ -34,8 +54,19 @@ struct kt_map;
 void cli_map_print(const struct kt_map *m, double flops);
 json_object *cli_map_json(const struct kt_map *m, double flops);
 
-/* Parse a whole unsigned number or fail with a usage error. */
+/* getopt_long for command cmd (short option: -h only): an unknown option or
+ * a missing value is reported as a usage error and gives '?', so the caller
+ * returns CLI_USAGE. */
+int cli_getopt(const char *cmd, int argc, char **argv, const struct option *longopts);
+
+/* Option values; each reports a usage error naming opt and returns
+ * CLI_USAGE when text is not what it wants.  u64: a whole number; range:
+ * one from lo to hi; double: a positive finite number; fraction: at least
+ * 0 and below 1. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out);
+int cli_parse_range(const char *cmd, const char *opt, const char *text, uint64_t lo,
+                    uint64_t hi, uint64_t *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out);
+int cli_parse_fraction(const char *cmd, const char *opt, const char *text, double *out);
 
 #endif /* KT_CLI_H */

@@ -21,7 +21,8 @@ static const char USAGE[] =
     "  --kernel NAME       only this kernel\n"
     "  --problem KEY       only this problem (as printed, e.g. M=256,N=256,K=256)\n"
     "  --device NAME       only this device\n"
-    "  --help              this text\n";
+    "  --help              this text\n\n"
+    CLI_EXIT_STATUS;
 
 /* ------------------------------------------------------------ printers */
 
@@ -137,22 +138,46 @@ static int row_t4(void *user, const kt_db_row *row)
 
 /* ------------------------------------------------------------- command */
 
-static int run_query(kt_db *db, const char *what, const char *format,
-                     kt_db_filter *f, kt_diag *diag)
+/* A printer that counts its rows, so a filter nothing matches is told. */
+typedef struct counted {
+    kt_db_row_fn print;
+    void *user;
+    uint64_t rows;
+} counted;
+
+static int row_counted(void *user, const kt_db_row *row)
 {
-    if (strcmp(what, "best") == 0)
-        return kt_db_best(db, f, row_text, NULL, diag);
-    if (strcmp(what, "list") == 0)
-        return kt_db_list(db, f, row_text, NULL, diag);
+    counted *c = user;
+    c->rows++;
+    return c->print(c->user, row);
+}
+
+static int run_query(kt_db *db, const char *what, const char *format,
+                     kt_db_filter *f, uint64_t *rows, kt_diag *diag)
+{
+    counted c = {row_text, NULL, 0};
+    int rc;
+    if (strcmp(what, "best") == 0) {
+        rc = kt_db_best(db, f, row_counted, &c, diag);
+        *rows = c.rows;
+        return rc;
+    }
     if (strcmp(format, "csv") == 0) {
         puts("created,device,kernel,source_hash,problem,config,status,time_ms,"
              "min_ms,spread,compile_ms,energy_j,power_w,sm_clock_mhz,reps,detail");
-        return kt_db_list(db, f, row_csv, NULL, diag);
+        c.print = row_csv;
+    }
+    if (strcmp(what, "list") == 0 || strcmp(format, "csv") == 0) {
+        rc = kt_db_list(db, f, row_counted, &c, diag);
+        *rows = c.rows;
+        return rc;
     }
     json_object *doc = json_object_new_object(), *results = json_object_new_array();
     json_object_object_add(doc, "schema_version", json_object_new_string("1.0.0"));
     json_object_object_add(doc, "results", results);
-    int rc = kt_db_list(db, f, row_t4, results, diag);
+    c = (counted){row_t4, results, 0};
+    rc = kt_db_list(db, f, row_counted, &c, diag);
+    *rows = c.rows;
     if (rc == KT_OK)
         puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -170,7 +195,7 @@ int cli_db(int argc, char **argv)
     kt_db_filter f = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+    while ((c = cli_getopt("db", argc, argv, LONG)) != -1) {
         switch (c) {
         case 'd': path = optarg; break;
         case 'k': f.kernel = optarg; break;
@@ -192,9 +217,18 @@ int cli_db(int argc, char **argv)
         return cli_error("cannot open '%s': no such file (hint: --db FILE)", path);
     kt_diag diag = {{0}};
     kt_db *db = NULL;
+    uint64_t rows = 0;
     int rc = kt_db_open(path, &db, &diag);
     if (rc == KT_OK)
-        rc = run_query(db, what, format, &f, &diag);
+        rc = run_query(db, what, format, &f, &rows, &diag);
     kt_db_close(db);
-    return rc == KT_OK ? CLI_OK : cli_error("%s", diag.msg);
+    if (rc != KT_OK)
+        return cli_error("%s", diag.msg);
+    if (rows == 0 && (f.kernel || f.problem || f.device))
+        return cli_error("nothing in '%s' matches%s%s%s%s%s%s (hint: 'ktune db best "
+                         "--db %s' lists what it holds)", path,
+                         f.kernel ? " --kernel " : "", f.kernel ? f.kernel : "",
+                         f.problem ? " --problem " : "", f.problem ? f.problem : "",
+                         f.device ? " --device " : "", f.device ? f.device : "", path);
+    return CLI_OK;
 }

@@ -26,7 +26,8 @@ static const char USAGE[] =
     "  --db FILE           accepted for symmetry with train; the model holds\n"
     "                      its held-out samples\n"
     "  --json              one JSON object on stdout\n"
-    "  --help              this text\n";
+    "  --help              this text\n\n"
+    CLI_EXIT_STATUS;
 
 #define MAX_WIDTHS 16
 
@@ -69,13 +70,15 @@ static int parse(int argc, char **argv, eval_opts *o)
         {0, 0, 0, 0}};
     int c, rc = parse_widths("1,10,30,50,100", o);
     optind = 1;
-    while (rc == CLI_OK && (c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt("evaluate", argc, argv, LONG)) != -1) {
         switch (c) {
         case 'm': o->model = optarg; break;
         case 'b': rc = parse_widths(optarg, o); break;
         case 'u': o->unconstrained = true; break;
         case 's': o->spec = optarg; break;
-        case 'l': rc = cli_parse_u64("evaluate", "--limit", optarg, &o->limit); break;
+        case 'l':
+            rc = cli_parse_range("evaluate", "--limit", optarg, 1, UINT64_MAX, &o->limit);
+            break;
         case 'd': break;
         case 'j': o->json = true; break;
         case 'h': fputs(USAGE, stdout); return -1;

@@ -4,6 +4,8 @@
 
 #include <cblas.h>
 #include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,26 @@ void cli_warn(void *user, const char *msg)
     fprintf(stderr, "ktune: %s\n", msg);
 }
 
+int cli_getopt(const char *cmd, int argc, char **argv, const struct option *longopts)
+{
+    opterr = 0; /* getopt's own messages name neither ktune nor a hint */
+    int c = getopt_long(argc, argv, ":h", longopts, NULL);
+    if (c != '?' && c != ':')
+        return c;
+    char opt[64];
+    if (optopt && !(c == ':' && optind > 0 && argv[optind - 1][1] == '-'))
+        snprintf(opt, sizeof opt, "-%c", optopt);
+    else
+        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(argv[optind - 1], "="),
+                 argv[optind - 1]);
+    if (c == ':')
+        cli_usage_error(cmd, "option '%s' needs a value", opt);
+    else
+        cli_usage_error(cmd, "'%s' is not an option of 'ktune %s' (or is ambiguous)",
+                        opt, cmd);
+    return '?';
+}
+
 int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out)
 {
     char *end;
@@ -64,15 +86,95 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *
     return CLI_OK;
 }
 
+int cli_parse_range(const char *cmd, const char *opt, const char *text, uint64_t lo,
+                    uint64_t hi, uint64_t *out)
+{
+    int rc = cli_parse_u64(cmd, opt, text, out);
+    if (rc == CLI_OK && *out < lo && hi == UINT64_MAX)
+        rc = cli_usage_error(cmd, "%s must be at least %llu, not '%s'", opt,
+                             (unsigned long long)lo, text);
+    else if (rc == CLI_OK && (*out < lo || *out > hi))
+        rc = cli_usage_error(cmd, "%s must be %llu to %llu, not '%s'", opt,
+                             (unsigned long long)lo, (unsigned long long)hi, text);
+    return rc;
+}
+
 int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out)
 {
     char *end;
     errno = 0;
     *out = strtod(text, &end);
-    if (errno || end == text || *end || !(*out > 0))
+    if (errno || end == text || *end || !(*out > 0) || !isfinite(*out))
         return cli_usage_error(cmd, "%s expects a positive number, not '%s'", opt,
                                text);
     return CLI_OK;
+}
+
+int cli_parse_fraction(const char *cmd, const char *opt, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    if (errno || end == text || *end || !(*out >= 0 && *out < 1))
+        return cli_usage_error(cmd, "%s must be at least 0 and below 1, not '%s'", opt,
+                               text);
+    return CLI_OK;
+}
+
+char *cli_join(const char *const *names, size_t n)
+{
+    kt_buf b = {0};
+    kt_buf_append(&b, "");
+    for (size_t i = 0; i < n; i++)
+        kt_buf_appendf(&b, "%s%s", i ? ", " : "", names[i]);
+    return kt_buf_take(&b);
+}
+
+/* The names of spec's problem parameters that text does not set, as
+ * "K, N" (empty: none); NULL when out of memory. */
+static char *problem_missing(const kt_spec *spec, const char *text)
+{
+    char **names, **values;
+    size_t n;
+    if (kt_key_fields(text, &names, &values, &n) != KT_OK)
+        return NULL;
+    kt_buf b = {0};
+    kt_buf_append(&b, "");
+    for (size_t p = 0; p < spec->nproblem; p++) {
+        size_t i = 0;
+        while (i < n && strcmp(names[i], spec->problem[p].name) != 0)
+            i++;
+        if (i == n)
+            kt_buf_appendf(&b, "%s%s", b.len ? ", " : "", spec->problem[p].name);
+    }
+    kt_key_fields_free(names, values, n);
+    return kt_buf_take(&b);
+}
+
+int cli_problem_parse(const char *cmd, const kt_spec *spec, const char *text,
+                      kt_problem *out)
+{
+    kt_diag diag = {{0}};
+    int rc = kt_problem_parse(spec, text, out, &diag);
+    if (rc == KT_ENOMEM)
+        return cli_error("%s", diag.msg);
+    if (rc != KT_OK)
+        return cli_usage_error(cmd, "--problem: %s", diag.msg);
+    char *missing = text ? problem_missing(spec, text) : kt_strdup("");
+    kt_problem defaults = {0};
+    if (missing && *missing)
+        rc = kt_problem_parse(spec, NULL, &defaults, &diag);
+    if (!missing || rc != KT_OK)
+        rc = cli_error("out of memory");
+    else if (*missing)
+        rc = cli_usage_error(cmd, "--problem does not set %s: give every problem "
+                             "parameter of '%s' (its defaults: %s)", missing,
+                             spec->name, defaults.key);
+    free(missing);
+    kt_problem_clear(&defaults);
+    if (rc != CLI_OK)
+        kt_problem_clear(out);
+    return rc;
 }
 
 json_object *cli_config_json(const char *key)
@@ -121,8 +223,14 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
-        if (strcmp(argv[1], COMMANDS[i].name) == 0)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0) {
+            /* getopt's own messages, where a command lets it print them,
+             * start with argv[0]: "ktune space: ...", not "space: ..." */
+            char name[32];
+            snprintf(name, sizeof name, "ktune %s", COMMANDS[i].name);
+            argv[1] = name;
             return COMMANDS[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "ktune: error: '%s' is not a ktune command\n", argv[1]);
     usage(stderr);
     return CLI_USAGE;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char USAGE[] =
@@ -22,7 +23,8 @@ static const char USAGE[] =
     "  --top K             how many (default 10)\n"
     "  --spec FILE         the kernel's space\n"
     "  --unconstrained     plain beam search\n"
-    "  --help              this text\n";
+    "  --help              this text\n\n"
+    CLI_EXIT_STATUS;
 
 static void print_config(const kt_model_info *info, const uint16_t *tokens, double lp)
 {
@@ -30,6 +32,32 @@ static void print_config(const kt_model_info *info, const uint16_t *tokens, doub
         printf("%s%s=%s", p ? "," : "", info->out_names[p],
                info->out_vocab[p].words[tokens[p]]);
     printf("  %.4f\n", lp);
+}
+
+/* --problem F=V,...: each F a descriptor field of the model, once. */
+static int check_problem(const kt_model_info *info, const char *problem)
+{
+    char **names, **values;
+    size_t n;
+    if (kt_key_fields(problem, &names, &values, &n) != KT_OK)
+        return cli_usage_error("predict", "--problem expects F=V,..., not '%s'", problem);
+    int rc = CLI_OK;
+    for (size_t i = 0; rc == CLI_OK && i < n; i++) {
+        size_t f = 0;
+        while (f < info->nin && strcmp(info->in_names[f], names[i]) != 0)
+            f++;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(names[j], names[i]) == 0)
+                rc = cli_usage_error("predict", "--problem sets '%s' twice", names[i]);
+        if (rc == CLI_OK && f == info->nin) {
+            char *fields = cli_join(info->in_names, info->nin);
+            rc = cli_usage_error("predict", "--problem: '%s' is not a field of the "
+                                 "model's problems (%s)", names[i], fields ? fields : "");
+            free(fields);
+        }
+    }
+    kt_key_fields_free(names, values, n);
+    return rc;
 }
 
 int cli_predict(int argc, char **argv)
@@ -44,7 +72,7 @@ int cli_predict(int argc, char **argv)
     bool unconstrained = false;
     int c, rc = CLI_OK;
     optind = 1;
-    while (rc == CLI_OK && (c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt("predict", argc, argv, LONG)) != -1) {
         switch (c) {
         case 'm': model = optarg; break;
         case 'p': problem = optarg; break;
@@ -67,6 +95,10 @@ int cli_predict(int argc, char **argv)
         return cli_error("%s", diag.msg);
     kt_model_info info;
     kt_model_describe(m, &info);
+    if ((rc = check_problem(&info, problem)) != CLI_OK) {
+        kt_model_free(m);
+        return rc;
+    }
     char *spec = spec_arg ? kt_strdup(spec_arg)
                           : kt_asprintf("kernels/miopen/%s.json", info.kernel);
     uint16_t *out = malloc(top * (info.nout + 1) * sizeof *out);

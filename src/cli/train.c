@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char USAGE[] =
@@ -28,20 +29,21 @@ static const char USAGE[] =
     "                      regression of every measurement's time relative to\n"
     "                      its problem's best, ranking whole configurations;\n"
     "                      needs --holdout 0, --epochs: its rounds, 300)\n"
-    "  --holdout F         fraction held out for evaluation (default 0.2; 0:\n"
-    "                      train on every problem, e.g. to test on other shapes)\n"
+    "  --holdout F         fraction held out for evaluation, 0 to below 1\n"
+    "                      (default 0.2; 0: train on every problem, e.g. to\n"
+    "                      test on other shapes)\n"
     "  --seed N            seed of the split (default 1)\n"
     "  --split-ignore F,.. hold out whole groups of problems that differ only\n"
     "                      in these fields (e.g. batchsize,direction), so no\n"
     "                      near-twin of a test problem is trained on\n"
-    "  --k N               knn: neighbours that vote (default 5)\n"
+    "  --k N               knn: neighbours that vote, 1 to 1000 (default 5)\n"
     "Sequence models (progress per epoch on stderr; 0 or absent: default):\n"
     "  --hidden N          hidden width (128)\n"
     "  --epochs N          most epochs (60); early stopping after\n"
     "  --patience N        epochs without validation gain (6)\n"
     "  --batch N           sequences per step (32)\n"
-    "  --lr X              Adam's learning rate (0.002)\n"
-    "  --dropout X         dropout on the decoder's outputs (0.2)\n"
+    "  --lr X              Adam's learning rate, above 0 to 1 (0.002)\n"
+    "  --dropout X         dropout on the decoder's outputs, 0 to below 1 (0.2)\n"
     "  --seconds X         stop after the epoch that passes X seconds\n"
     "xgboost: --epochs is its most boosting rounds per parameter (200),\n"
     "  --patience rounds without validation gain (10), --lr its eta (0.3),\n"
@@ -50,7 +52,8 @@ static const char USAGE[] =
     "                      the tokens chosen before (default: it does)\n"
     "  --quiet             no progress\n"
     "  --out MODEL         the model file to write\n"
-    "  --help              this text\n";
+    "  --help              this text\n\n"
+    CLI_EXIT_STATUS;
 
 /* One line per epoch on stderr. */
 static void progress(void *user, int epoch, double train_loss, double val_loss,
@@ -73,6 +76,27 @@ static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
     return rc;
 }
 
+/* --split-ignore F,...: every F must be a field of the problems. */
+static int check_fields(const kt_dataset *d, const char *list)
+{
+    for (const char *s = list ? list : ""; *s;) {
+        size_t len = strcspn(s, ","), i = 0;
+        while (i < d->nin && !(strlen(d->in_names[i]) == len &&
+                               strncmp(d->in_names[i], s, len) == 0))
+            i++;
+        if (i == d->nin) {
+            char *fields = cli_join((const char *const *)d->in_names, d->nin);
+            int rc = cli_usage_error("train", "--split-ignore: '%.*s' is not a field of "
+                                     "%s's problems (%s)", (int)len, s, d->kernel,
+                                     fields ? fields : "");
+            free(fields);
+            return rc;
+        }
+        s += len + (s[len] == ',');
+    }
+    return CLI_OK;
+}
+
 int cli_train(int argc, char **argv)
 {
     static const struct option LONG[] = {
@@ -90,31 +114,29 @@ int cli_train(int argc, char **argv)
     const char *db_path = "ktune.db", *kernel = NULL, *out = NULL;
     kt_train_opts o = {.method = "knn", .holdout = 0.2, .seed = 1, .k = 5,
                        .progress = progress};
-    uint64_t u;
     int c, rc = CLI_OK;
     optind = 1;
-    while (rc == CLI_OK && (c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt("train", argc, argv, LONG)) != -1) {
         switch (c) {
         case 'd': db_path = optarg; break;
         case 'K': kernel = optarg; break;
         case 'w': o.where = optarg; break;
         case 'm': o.method = optarg; break;
         case 'H': /* 0 is allowed: hold nothing out */
-            o.holdout = 0;
-            if (strcmp(optarg, "0") != 0)
-                rc = cli_parse_double("train", "--holdout", optarg, &o.holdout);
+            rc = cli_parse_fraction("train", "--holdout", optarg, &o.holdout);
             break;
         case 's': rc = cli_parse_u64("train", "--seed", optarg, &o.seed); break;
-        case 'k':
-            rc = cli_parse_u64("train", "--k", optarg, &u);
-            o.k = u > 0 && u < 1000 ? (int)u : 5;
-            break;
+        case 'k': rc = parse_int("--k", optarg, 1, 1000, &o.k); break;
         case 'N': rc = parse_int("--hidden", optarg, 2, 2048, &o.hidden); break;
         case 'E': rc = parse_int("--epochs", optarg, 1, 100000, &o.epochs); break;
         case 'P': rc = parse_int("--patience", optarg, 1, 100000, &o.patience); break;
         case 'B': rc = parse_int("--batch", optarg, 1, 4096, &o.batch); break;
-        case 'L': rc = cli_parse_double("train", "--lr", optarg, &o.lr); break;
-        case 'D': rc = cli_parse_double("train", "--dropout", optarg, &o.dropout); break;
+        case 'L':
+            rc = cli_parse_double("train", "--lr", optarg, &o.lr);
+            if (rc == CLI_OK && o.lr > 1)
+                rc = cli_usage_error("train", "--lr must be above 0 and at most 1");
+            break;
+        case 'D': rc = cli_parse_fraction("train", "--dropout", optarg, &o.dropout); break;
         case 'S': rc = cli_parse_double("train", "--seconds", optarg, &o.seconds); break;
         case 'q': o.progress = NULL; break;
         case 'p': o.paper_decoder = true; break;
@@ -139,6 +161,7 @@ int cli_train(int argc, char **argv)
     if (kt_db_open(db_path, &db, &diag) == KT_OK &&
         (cost ? kt_dataset_load_all(db, kernel, o.where, &d, &diag)
               : kt_dataset_load(db, kernel, o.where, &d, &diag)) == KT_OK &&
+        (rc = check_fields(d, o.group_ignore)) == CLI_OK &&
         kt_model_train(d, &o, &m, &diag) == KT_OK &&
         kt_model_save(m, out, &diag) == KT_OK) {
         kt_model_info info;
@@ -147,7 +170,7 @@ int cli_train(int argc, char **argv)
                "outputs\n", out, info.method, info.ntrain, kernel,
                o.where ? " where " : "", o.where ? o.where : "", info.ntest, info.nin,
                info.nout);
-    } else {
+    } else if (rc == CLI_OK) {
         rc = cli_error("%s", diag.msg);
     }
     kt_model_free(m);

@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@ static const char USAGE[] =
     "in the database (same device, kernel source and problem) are not measured\n"
     "again, so an interrupted run resumes where it stopped.\n\n"
     "options:\n"
-    "  --problem K=V,...   problem sizes (default: the spec's defaults)\n"
+    "  --problem K=V,...   problem sizes, every problem parameter of the spec\n"
+    "                      once (default: the spec's defaults)\n"
     "  --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT "):\n%s"
     "                        predict      only the --top K configurations a\n"
     "                                     trained --model predicts (constrained\n"
@@ -39,7 +41,8 @@ static const char USAGE[] =
     "                      (with --budget: whichever comes first)\n"
     "  --db FILE           results database (default ktune.db)\n"
     "  --seed N            seed for the strategy and the input data (default 1)\n"
-    "  --jobs N            parallel compilations (default: number of CPUs)\n"
+    "  --jobs N            parallel compilations, 1 to 1024 (default: number of\n"
+    "                      CPUs)\n"
     "  --timeout S         limit for one configuration's evaluation (default 30)\n"
     "  --cache DIR         compiled-kernel cache (default .ktune-cache)\n"
     "  --energy-window S   run each configuration at least S seconds for its\n"
@@ -58,7 +61,12 @@ static const char USAGE[] =
     "                      cell of the spec's BehaviourDimensions among all the\n"
     "                      run evaluated (default with --strategy map_elites)\n"
     "  --json              print one JSON object on stdout instead of text\n"
-    "  --help              this text\n";
+    "  --help              this text\n\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops the run after the configuration in flight\n"
+    "and prints what it found (under --json, the same object with \"interrupted\");\n"
+    "a second one stops it at once.\n\n"
+    "exit status: 0 at least one configuration ran correctly; 1 an error, or\n"
+    "none ran correctly; 2 bad usage; 130 stopped by SIGINT, 143 by SIGTERM.\n";
 
 static void print_usage(void)
 {
@@ -146,7 +154,8 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
     return o;
 }
 
-static void print_json(const kt_spec *spec, const kt_tune_report *r, const char *replay)
+static void print_json(const kt_spec *spec, const kt_tune_report *r, const char *replay,
+                       const char *stopped)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "kernel", json_object_new_string(spec->name));
@@ -159,6 +168,8 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
     json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
     json_object_object_add(o, "compile_wait_s", json_object_new_double(r->compile_wait_s));
     json_object_object_add(o, "warm_starts", json_object_new_int64((int64_t)r->warm_starts));
+    json_object_object_add(o, "interrupted",
+                           stopped ? json_object_new_string(stopped) : NULL);
     json_object *counts = json_object_new_object();
     for (int s = 0; s < KT_STATUS_COUNT; s++)
         json_object_object_add(counts, kt_status_name((kt_status)s),
@@ -183,7 +194,8 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
     json_object_put(o);
 }
 
-static void print_text(const kt_spec *spec, const kt_tune_report *r, const char *replay)
+static void print_text(const kt_spec *spec, const kt_tune_report *r, const char *replay,
+                       const char *stopped)
 {
     printf("%s %s on %s: %llu valid configurations\n", spec->name, r->problem,
            r->device, (unsigned long long)r->space_size);
@@ -200,6 +212,8 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r, const char 
             printf(" %llu %s", (unsigned long long)r->by_status[s],
                    kt_status_name((kt_status)s));
     printf("\n");
+    if (stopped)
+        printf("interrupted by %s: the budget was not spent\n", stopped);
     if (r->warm_starts)
         printf("started from the winners of %zu other problems of this kernel\n",
                r->warm_starts);
@@ -249,6 +263,9 @@ static int parse_budget(const char *text, kt_budget *b)
         snprintf(num, sizeof num, "%.*s", (int)(n - 1), text);
         if (cli_parse_double("tune", "--budget", num, &v) != CLI_OK)
             return CLI_USAGE;
+        if (v > 100)
+            return cli_usage_error("tune", "--budget %s is more than the whole space: "
+                                   "give at most 100%%", text);
         *b = (kt_budget){KT_BUDGET_FRACTION, v / 100};
         return CLI_OK;
     }
@@ -284,14 +301,23 @@ static int parse_window(const char *text, double *out)
     return rc;
 }
 
+/* --strategy: a registered strategy, or predict / predict+search. */
+static int check_strategy(const char *name)
+{
+    if (kt_strategy_find(name) || strcmp(name, "predict") == 0 ||
+        strcmp(name, "predict+search") == 0)
+        return CLI_OK;
+    return cli_usage_error("tune", "unknown strategy '%s'", name);
+}
+
 static int parse_option(int c, tune_args *a)
 {
     kt_tune_opts *o = &a->o;
-    uint64_t u;
+    uint64_t u = 0;
     int rc = CLI_OK;
     switch (c) {
     case 'p': o->problem = optarg; break;
-    case 's': o->strategy = optarg; break;
+    case 's': rc = check_strategy(optarg); o->strategy = optarg; break;
     case 'b': rc = parse_budget(optarg, &o->budget); break;
     case 't':
         rc = cli_parse_double("tune", "--time", optarg, &o->time_limit_s);
@@ -302,8 +328,8 @@ static int parse_option(int c, tune_args *a)
     case 'S': rc = cli_parse_u64("tune", "--seed", optarg, &o->seed);
               o->measure.seed = o->seed; break;
     case 'j':
-        rc = cli_parse_u64("tune", "--jobs", optarg, &u);
-        o->backend.jobs = u > 0 && u < 1024 ? (int)u : 1;
+        rc = cli_parse_range("tune", "--jobs", optarg, 1, 1024, &u);
+        o->backend.jobs = (int)u;
         break;
     case 'T': rc = cli_parse_double("tune", "--timeout", optarg, &o->measure.timeout_s);
               break;
@@ -343,7 +369,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
-    while (rc == CLI_OK && (c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt("tune", argc, argv, LONG)) != -1) {
         if (c == 'h') {
             print_usage();
             return -1;
@@ -406,19 +432,77 @@ static int predict_start(const kt_spec *spec, tune_args *a, const char *problem,
     return rc;
 }
 
-/* The replay and the predictions the options ask for. */
+/* The problem, the replay and the predictions the options ask for; a CLI
+ * exit code, reported. */
 static int prepare(const kt_spec *spec, tune_args *a, kt_replay **replay,
-                   uint16_t **cfgs, kt_diag *diag)
+                   uint16_t **cfgs)
 {
     kt_problem prob = {0};
-    int rc = kt_problem_parse(spec, a->o.problem, &prob, diag);
-    if (rc == KT_OK && a->replay)
-        rc = load_replay(spec, a, prob.key, replay, diag);
+    kt_diag diag = {{0}};
+    int crc = cli_problem_parse("tune", spec, a->o.problem, &prob);
+    if (crc != CLI_OK)
+        return crc;
+    int rc = a->replay ? load_replay(spec, a, prob.key, replay, &diag) : KT_OK;
     if (rc == KT_OK && a->model)
-        rc = predict_start(spec, a, prob.key, cfgs, diag);
+        rc = predict_start(spec, a, prob.key, cfgs, &diag);
     a->o.replay = *replay;
     kt_problem_clear(&prob);
-    return rc;
+    return rc == KT_OK ? CLI_OK : cli_error("%s", diag.msg);
+}
+
+/* ------------------------------------------------------------- signals */
+
+/* The signal that asked the run to stop, 0 while none has.  A handler can
+ * reach only static storage, so this is the CLI's one mutable global; the
+ * tuner reads it through kt_tune_opts.cancel before each evaluation. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    static const char msg[] = "\nktune: stopping after the configuration in flight "
+                              "(again to stop at once)\n";
+    stop_signal = sig;
+    ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)n;
+}
+
+/* SIGINT and SIGTERM stop the run cleanly, once: SA_RESETHAND makes the
+ * second one kill.  SA_RESTART keeps the worker's and the compilers' system
+ * calls from failing with EINTR.  An ignored SIGINT (a background job of a
+ * shell without job control, nohup) stays ignored. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART | SA_RESETHAND};
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old;
+    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/* Print the run's report; CLI_FAIL when no configuration ran correctly. */
+static int report(const kt_spec *spec, const tune_args *a, const kt_tune_report *rep)
+{
+    const char *stopped = stop_signal ? signal_name(stop_signal) : NULL;
+    if (a->json)
+        print_json(spec, rep, a->replay, stopped);
+    else
+        print_text(spec, rep, a->replay, stopped);
+    if (rep->best_config || stopped)
+        return CLI_OK;
+    char counts[256] = "";
+    for (int s = 0; s < KT_STATUS_COUNT; s++)
+        if (rep->by_status[s])
+            snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%llu %s",
+                     counts[0] ? ", " : "", (unsigned long long)rep->by_status[s],
+                     kt_status_name((kt_status)s));
+    return cli_error("no configuration ran correctly (%s)", counts[0] ? counts : "none "
+                     "evaluated");
 }
 
 int cli_tune(int argc, char **argv)
@@ -435,24 +519,26 @@ int cli_tune(int argc, char **argv)
     uint16_t *start = NULL;
     if (kt_spec_load(a.spec, cli_warn, NULL, &spec, &diag) != KT_OK)
         return cli_error("%s", diag.msg);
-    if (prepare(spec, &a, &replay, &start, &diag) != KT_OK) {
+    if ((rc = prepare(spec, &a, &replay, &start)) != CLI_OK) {
         free(start);
         kt_replay_free(replay);
         kt_spec_free(spec);
-        return cli_error("%s", diag.msg);
+        return rc;
     }
     bool bar = isatty(STDERR_FILENO);
     a.o.progress = bar ? draw_progress : NULL;
+    a.o.cancel = &stop_signal;
+    catch_stop_signals();
     kt_tune_report rep;
     int trc = kt_tune(spec, &a.o, &rep, &diag);
     if (bar && rep.measured + rep.cached > 0)
         fputc('\n', stderr);
-    if (trc == KT_OK && a.json)
-        print_json(spec, &rep, a.replay);
-    else if (trc == KT_OK)
-        print_text(spec, &rep, a.replay);
+    if (trc == KT_OK)
+        rc = report(spec, &a, &rep);
     else
         rc = cli_error("%s", diag.msg);
+    if (stop_signal)
+        rc = 128 + stop_signal;
     kt_tune_report_clear(&rep);
     free(start);
     kt_replay_free(replay);

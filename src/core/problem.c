@@ -1,7 +1,10 @@
 /* problem.c - bind a spec to one problem (its sizes) and name configurations.
  *
  * A problem is the spec's problem parameters with the command line's
- * overrides applied ("M=1024,N=512").  Configurations are vectors of value
+ * overrides applied ("M=1024,N=512").  An override is checked, not
+ * guessed at: each parameter is set at most once, and a parameter whose
+ * default is a whole number (a size) takes whole numbers, at most 2^53 (the
+ * largest a double holds with every whole number below it).  Configurations are vectors of value
  * indices, one per tuning parameter; their canonical text form
  * "MC=64,NC=256,..." (spec order, values as written in the spec) is the key
  * the results database stores.
@@ -23,8 +26,26 @@ static int find_problem(const kt_spec *spec, const char *name, size_t len)
     return -1;
 }
 
+#define WHOLE_MAX 9007199254740992.0 /* 2^53 */
+
+/* Whether v suits problem parameter p (see the top of the file). */
+static int check_value(const kt_problem_spec *p, const char *text, double v,
+                       kt_diag *diag)
+{
+    if (p->default_value != floor(p->default_value))
+        return KT_OK;
+    if (v != floor(v))
+        return kt_fail(diag, KT_EINVAL, "problem parameter '%s' takes whole numbers "
+                       "(its default is %.17g), not '%s'", p->name, p->default_value,
+                       text);
+    if (fabs(v) > WHOLE_MAX)
+        return kt_fail(diag, KT_ERANGE, "problem value %s=%s is too large: at most "
+                       "%.17g", p->name, text, WHOLE_MAX);
+    return KT_OK;
+}
+
 static int apply_override(const kt_spec *spec, const char *item, size_t len,
-                          double *values, kt_diag *diag)
+                          double *values, bool *set, kt_diag *diag)
 {
     const char *eq = memchr(item, '=', len);
     if (!eq)
@@ -45,8 +66,12 @@ static int apply_override(const kt_spec *spec, const char *item, size_t len,
     double v = strtod(num, &end);
     if (*end != '\0' || !isfinite(v))
         return kt_fail(diag, KT_EINVAL, "problem value '%s' is not a number", num);
+    if (set[idx])
+        return kt_fail(diag, KT_EINVAL, "problem parameter '%s' is set twice",
+                       spec->problem[idx].name);
+    set[idx] = true;
     values[idx] = v;
-    return KT_OK;
+    return check_value(&spec->problem[idx], num, v, diag);
 }
 
 int kt_problem_parse(const kt_spec *spec, const char *overrides, kt_problem *out,
@@ -54,20 +79,28 @@ int kt_problem_parse(const kt_spec *spec, const char *overrides, kt_problem *out
 {
     *out = (kt_problem){0};
     double *values = calloc(spec->nproblem ? spec->nproblem : 1, sizeof *values);
-    if (!values)
+    bool *set = calloc(spec->nproblem ? spec->nproblem : 1, sizeof *set);
+    if (!values || !set) {
+        free(values);
+        free(set);
         return kt_fail(diag, KT_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < spec->nproblem; i++)
         values[i] = spec->problem[i].default_value;
     const char *s = overrides ? overrides : "";
     while (*s) {
         size_t len = strcspn(s, ",");
-        int rc = len ? apply_override(spec, s, len, values, diag) : KT_OK;
+        int rc = len ? apply_override(spec, s, len, values, set, diag)
+                     : kt_fail(diag, KT_EINVAL, "empty problem setting in '%s'",
+                               overrides);
         if (rc != KT_OK) {
             free(values);
+            free(set);
             return rc;
         }
         s += len + (s[len] == ',');
     }
+    free(set);
     kt_buf key = {0};
     for (size_t i = 0; i < spec->nproblem; i++)
         kt_buf_appendf(&key, "%s%s=%.17g", i ? "," : "", spec->problem[i].name,

@@ -22,14 +22,24 @@ struct kt_space {
     uint16_t *cursor;      /* scratch: the DFS position */
     uint16_t *built;       /* materialised valid configurations, or NULL */
     uint64_t nbuilt;
+    const kt_expr *domain_cond; /* the first condition that raised a domain
+                                   error, for kt_space_domain_error */
+    double *domain_slots;       /* the slots it raised it on */
 };
 
 /* A condition holds when it evaluates to nonzero; a domain error (division
- * by zero) makes the configuration invalid rather than failing the search. */
-static bool cond_holds(const kt_expr *e, const double *slots)
+ * by zero) makes the configuration invalid rather than failing the search,
+ * and the first one is kept for kt_space_domain_error. */
+static bool cond_holds(kt_space *s, const kt_expr *e)
 {
     double v;
-    return kt_expr_eval(e, slots, &v) == KT_OK && v != 0;
+    int rc = kt_expr_eval(e, s->slots, &v);
+    if (rc == KT_EDOMAIN && !s->domain_cond &&
+        (s->domain_slots = malloc(s->spec->nnames * sizeof *s->domain_slots))) {
+        memcpy(s->domain_slots, s->slots, s->spec->nnames * sizeof *s->slots);
+        s->domain_cond = e;
+    }
+    return rc == KT_OK && v != 0;
 }
 
 static int schedule_conditions(kt_space *s)
@@ -47,7 +57,7 @@ static int schedule_conditions(kt_space *s)
             if (kt_expr_slots(e)[i] < n)
                 last = (int)kt_expr_slots(e)[i];
         if (last < 0) {
-            s->unsat_constant |= !cond_holds(e, s->slots);
+            s->unsat_constant |= !cond_holds(s, e);
             continue;
         }
         kt_expr **grown = realloc(s->cond_at[last],
@@ -98,6 +108,7 @@ void kt_space_free(kt_space *s)
     free(s->slots);
     free(s->cursor);
     free(s->built);
+    free(s->domain_slots);
     free(s);
 }
 
@@ -132,7 +143,7 @@ static bool bind_ok(kt_space *s, size_t d, uint16_t v, kt_space_stats *st)
     st->nodes++;
     for (size_t c = 0; c < s->ncond_at[d]; c++) {
         st->evals++;
-        if (!cond_holds(s->cond_at[d][c], s->slots))
+        if (!cond_holds(s, s->cond_at[d][c]))
             return false;
     }
     return true;
@@ -271,9 +282,30 @@ int kt_space_build(kt_space *s, uint64_t limit, kt_diag *diag)
                      : kt_fail(diag, KT_ERANGE, "the space has more than %llu valid "
                                "configurations", (unsigned long long)limit);
     }
+    if (s->nbuilt == 0 && kt_space_domain_error(s, diag) != KT_OK)
+        return KT_EDOMAIN; /* empty because a condition cannot be evaluated */
     if (!s->built) /* an empty space is built too: remember that */
         s->built = malloc(sizeof *s->built);
     return s->built ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+}
+
+int kt_space_domain_error(const kt_space *s, kt_diag *diag)
+{
+    const kt_expr *e = s->domain_cond;
+    if (!e)
+        return KT_OK;
+    kt_buf b = {0};
+    for (size_t i = 0; i < kt_expr_nslots(e); i++) {
+        size_t slot = kt_expr_slots(e)[i];
+        kt_buf_appendf(&b, "%s%s=%.17g", i ? "," : "", s->spec->names[slot],
+                       s->domain_slots[slot]);
+    }
+    char *at = kt_buf_take(&b);
+    int rc = kt_fail(diag, KT_EDOMAIN, "%s: the condition \"%s\" cannot be evaluated "
+                     "for %s (division by zero or another domain error)",
+                     s->spec->path, kt_expr_source(e), at ? at : "?");
+    free(at);
+    return rc;
 }
 
 bool kt_space_is_built(const kt_space *s) { return s->built != NULL; }

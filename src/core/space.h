@@ -63,6 +63,11 @@ int kt_space_satisfiable(kt_space *s, const uint16_t *cfg, const bool *bound,
  * enabling kt_space_size/at/index_of and exact uniform sampling. */
 int kt_space_build(kt_space *s, uint64_t limit, kt_diag *diag);
 bool kt_space_is_built(const kt_space *s);
+/* KT_EDOMAIN, with the condition and the values it was evaluated on, when a
+ * condition raised a domain error (1 / 0) while the space was walked; such
+ * a configuration counts as invalid, and kt_space_build fails with this
+ * error when it leaves the space empty. */
+int kt_space_domain_error(const kt_space *s, kt_diag *diag);
 uint64_t kt_space_size(const kt_space *s);
 const uint16_t *kt_space_at(const kt_space *s, uint64_t i);
 /* Index of a valid configuration in the built list, or KT_ENOTFOUND. */

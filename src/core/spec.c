@@ -32,12 +32,14 @@ static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
 
 static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
 {
-    char detail[384];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    char *detail = kt_vasprintf(fmt, ap); /* whole: kt_fail cuts a long one */
     va_end(ap);
-    return kt_fail(L->diag, KT_ESPEC, "%s: %s: %s", L->path, keypath, detail);
+    int rc = kt_fail(L->diag, KT_ESPEC, "%s: %s: %s", L->path, keypath,
+                     detail ? detail : "out of memory");
+    free(detail);
+    return rc;
 }
 
 /* Warn about each key of obj that is not in known (NULL-terminated). */

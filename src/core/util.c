@@ -9,14 +9,47 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Whether byte c continues a UTF-8 character (10xxxxxx). */
+static bool utf8_continues(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+/* Store text in diag.  A text longer than the buffer keeps its head (the
+ * file:line:col and the subject) and its tail (the reason), cut in the
+ * middle at character boundaries: the subject quoted in the middle, such
+ * as a long expression, is what can best be spared. */
+static void diag_store(kt_diag *diag, const char *text)
+{
+    static const char cut[] = " [...] ";
+    size_t len = strlen(text), cap = sizeof diag->msg - 1;
+    if (len <= cap) {
+        memcpy(diag->msg, text, len + 1);
+        return;
+    }
+    size_t keep = cap - (sizeof cut - 1), head = keep / 2, from = len - (keep - head);
+    while (head > 0 && utf8_continues(text[head]))
+        head--;
+    while (from < len && utf8_continues(text[from]))
+        from++;
+    memcpy(diag->msg, text, head);
+    memcpy(diag->msg + head, cut, sizeof cut - 1);
+    memcpy(diag->msg + head + sizeof cut - 1, text + from, len - from + 1);
+}
+
 int kt_fail(kt_diag *diag, int code, const char *fmt, ...)
 {
-    if (diag) {
-        va_list ap;
+    if (!diag)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = kt_vasprintf(fmt, ap);
+    va_end(ap);
+    if (text) {
+        diag_store(diag, text);
+    } else { /* out of memory: the head at least */
         va_start(ap, fmt);
         vsnprintf(diag->msg, sizeof diag->msg, fmt, ap);
         va_end(ap);
     }
+    free(text);
     return code;
 }
 
@@ -24,11 +57,10 @@ void kt_diag_prefix(kt_diag *diag, const char *prefix)
 {
     if (!diag)
         return;
-    char tmp[sizeof diag->msg];
-    /* Truncating a long message is intended: using the length says so. */
-    int n = snprintf(tmp, sizeof tmp, "%s: %s", prefix, diag->msg);
-    if (n >= 0)
-        memcpy(diag->msg, tmp, sizeof tmp);
+    char *text = kt_asprintf("%s: %s", prefix, diag->msg);
+    if (text)
+        diag_store(diag, text);
+    free(text);
 }
 
 void kt_strlcpy(char *dst, size_t n, const char *src)
@@ -53,7 +85,7 @@ char *kt_strndup(const char *s, size_t n)
     return p;
 }
 
-static char *vasprintf_alloc(const char *fmt, va_list ap)
+char *kt_vasprintf(const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
@@ -71,7 +103,7 @@ char *kt_asprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *p = vasprintf_alloc(fmt, ap);
+    char *p = kt_vasprintf(fmt, ap);
     va_end(ap);
     return p;
 }
@@ -108,7 +140,7 @@ void kt_buf_appendf(kt_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *p = vasprintf_alloc(fmt, ap);
+    char *p = kt_vasprintf(fmt, ap);
     va_end(ap);
     if (!p) {
         b->oom = true;

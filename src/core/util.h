@@ -10,7 +10,9 @@
 #define KT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Write a formatted message into diag (if not NULL) and return code, so a
- * failure is reported in one line: `return kt_fail(d, KT_EIO, "...", ...)`. */
+ * failure is reported in one line: `return kt_fail(d, KT_EIO, "...", ...)`.
+ * A message too long for diag loses its middle, not its end: the head
+ * (file:line:col, subject) and the tail (the reason) are kept. */
 int kt_fail(kt_diag *diag, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -24,6 +26,7 @@ void kt_strlcpy(char *dst, size_t n, const char *src);
 char *kt_strdup(const char *s);
 char *kt_strndup(const char *s, size_t n);
 char *kt_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *kt_vasprintf(const char *fmt, va_list ap);
 
 /* A growable string. */
 typedef struct kt_buf {

@@ -65,7 +65,10 @@ static int arg_setup(const kt_spec *spec, size_t i, const double *slots,
         rc = eval_problem(spec, a->size, slots, a->name, &count, diag);
     if (rc != KT_OK)
         return rc;
-    if (count < 1 || count != floor(count) || count > 1e12)
+    if (count > 1e12)
+        return kt_fail(diag, KT_ERANGE, "%s: argument '%s': size %.17g is too large "
+                       "(at most 1e12 elements)", spec->path, a->name, count);
+    if (count < 1 || count != floor(count))
         return kt_fail(diag, KT_ESPEC, "%s: argument '%s': size %.17g is not a "
                        "positive whole number", spec->path, a->name, count);
     out->count[i] = (size_t)count;

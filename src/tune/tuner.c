@@ -216,9 +216,15 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
     return KT_OK;
 }
 
+static bool cancelled(const run *r)
+{
+    return r->opts->cancel && *r->opts->cancel;
+}
+
 static bool budget_left(const run *r)
 {
-    return r->rep->measured + r->rep->cached < r->limit && kt_now() < r->deadline;
+    return r->rep->measured + r->rep->cached < r->limit && kt_now() < r->deadline &&
+           !cancelled(r);
 }
 
 /* One built configuration: measured in the worker, or its compile error
@@ -237,6 +243,8 @@ static int measure_one(run *r, const uint16_t *cfg, const char *key, const kt_bu
         kt_strlcpy(res.detail, sizeof res.detail, b->detail);
     }
     res.compile_ms = b->compile_ms;
+    if (rc == KT_OK && cancelled(r) && res.status != KT_STATUS_OK)
+        return KT_OK; /* the stop signal may have killed the compiler or worker */
     return rc == KT_OK ? record(r, cfg, key, &res, false) : rc;
 }
 

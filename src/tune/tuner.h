@@ -24,6 +24,8 @@
 #include "store/replay.h"
 #include "store/winners.h"
 
+#include <signal.h>
+
 /* Other problems' winners a run starts from unless told otherwise: the
  * value the replayed strategy benchmark chose (docs/SEARCH.md). */
 #define KT_WARM_DEFAULT 4
@@ -76,6 +78,12 @@ typedef struct kt_tune_opts {
                                replaying.  0: none */
     bool map;               /* report the MAP-Elites map of what the run
                                evaluated (any strategy; see report.map) */
+    const volatile sig_atomic_t *cancel; /* when set and *cancel turns nonzero
+                               (a signal handler's flag), no new evaluation
+                               starts and kt_tune returns KT_OK with what was
+                               done, as if the budget were spent; a failure
+                               seen after it is not stored (the signal may
+                               have reached the compiler or the worker) */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
