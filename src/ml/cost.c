@@ -256,7 +256,9 @@ static void cost_load(kt_model *m, reader *r)
     uint64_t len = c ? kt_get_u64(r) : 0;
     char *bytes = len ? kt_get_array(r, len, 1) : NULL;
     kt_diag diag;
-    r->bad |= !bytes || kt_xgb_load(bytes, len, &c->booster, &diag) != KT_OK;
+    r->bad |= !bytes;
+    if (!r->bad && kt_xgb_load(bytes, len, c->nf, 0, &c->booster, &diag) != KT_OK)
+        kt_reader_refuse(r, diag.msg);
     if (!r->bad) { /* it must answer a row of this model's width */
         float *row = calloc(c->nf + 1, sizeof *row), out;
         r->bad |= !row || kt_xgb_predict(c->booster, row, 1, c->nf, &out, 1, &diag) != KT_OK;

@@ -16,8 +16,9 @@
  * error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;
- * every read is bounds-checked, so a truncated or corrupt file is an error
- * naming the file, never a crash.
+ * every read is bounds-checked, and what a method hands to a library
+ * (XGBoost, libsvm) is checked in full by ktune first, so a truncated,
+ * corrupt or crafted file is an error naming the file, never a crash.
  */
 #ifndef KT_MODEL_H
 #define KT_MODEL_H
@@ -59,6 +60,12 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
                    kt_diag *diag);
 int kt_model_save(const kt_model *m, const char *path, kt_diag *diag);
 int kt_model_load(const char *path, kt_model **out, kt_diag *diag);
+/* A model from a model file's bytes (name: the file, for messages).  The
+ * bytes are untrusted: whatever they hold, the result is a model or
+ * KT_EFORMAT with the reason, never a crash; the checksum only catches
+ * accidents, a crafted file is refused by the checks behind it. */
+int kt_model_load_bytes(const void *bytes, size_t len, const char *name, kt_model **out,
+                        kt_diag *diag);
 void kt_model_free(kt_model *m);
 
 /* What evaluation and prediction need to know about a model. */

@@ -120,6 +120,13 @@ uint64_t kt_get_u64(reader *r)
     return v;
 }
 
+void kt_reader_refuse(reader *r, const char *why)
+{
+    if (!r->why[0])
+        snprintf(r->why, sizeof r->why, "%s", why);
+    r->bad = true;
+}
+
 static char *get_str(reader *r)
 {
     uint32_t n = kt_get_u32(r);
@@ -223,6 +230,29 @@ static void read_model(reader *r, kt_model *m)
     r->bad |= r->p != r->end || m->train.n == 0;
 }
 
+int kt_model_load_bytes(const void *bytes, size_t len, const char *name, kt_model **out,
+                        kt_diag *diag)
+{
+    *out = NULL;
+    const unsigned char *data = bytes;
+    kt_model *m = calloc(1, sizeof *m);
+    uint64_t sum = 0;
+    bool intact = len >= 8 && (memcpy(&sum, data + len - 8, 8), true) &&
+                  sum == kt_hash(KT_HASH_INIT, data, len - 8);
+    reader r = {data, data + (intact ? len - 8 : 0), !m || !intact, ""};
+    if (m)
+        read_model(&r, m);
+    if (r.bad) {
+        kt_model_free(m);
+        if (r.why[0])
+            return kt_fail(diag, KT_EFORMAT, "%s: refused: %s", name, r.why);
+        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune model file of format "
+                       "version %d, or truncated or corrupt", name, FORMAT_VERSION);
+    }
+    *out = m;
+    return KT_OK;
+}
+
 int kt_model_load(const char *path, kt_model **out, kt_diag *diag)
 {
     *out = NULL;
@@ -231,20 +261,7 @@ int kt_model_load(const char *path, kt_model **out, kt_diag *diag)
     int rc = kt_read_file(path, &data, &len, diag);
     if (rc != KT_OK)
         return rc;
-    kt_model *m = calloc(1, sizeof *m);
-    uint64_t sum = 0;
-    bool intact = len >= 8 && (memcpy(&sum, data + len - 8, 8), true) &&
-                  sum == kt_hash(KT_HASH_INIT, data, len - 8);
-    reader r = {(const unsigned char *)data,
-                (const unsigned char *)data + (intact ? len - 8 : 0), !m || !intact};
-    if (m)
-        read_model(&r, m);
+    rc = kt_model_load_bytes(data, len, path, out, diag);
     free(data);
-    if (r.bad) {
-        kt_model_free(m);
-        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune model file of format "
-                       "version %d, or truncated or corrupt", path, FORMAT_VERSION);
-    }
-    *out = m;
-    return KT_OK;
+    return rc;
 }

@@ -40,6 +40,7 @@ struct kt_model {
 typedef struct reader {
     const unsigned char *p, *end;
     bool bad;
+    char why[256];   /* why it went bad, where a check knows ("" if not) */
 } reader;
 
 void kt_put(FILE *f, const void *p, size_t n);
@@ -52,6 +53,9 @@ uint64_t kt_get_u64(reader *r);
 /* n elements of size bytes, checked against what is left before allocating;
  * NULL (and r->bad) on failure.  The caller frees. */
 void *kt_get_array(reader *r, uint64_t n, size_t size);
+/* Mark the reader bad, keeping the first reason given (a method's load
+ * explains what it refused: the user sees it). */
+void kt_reader_refuse(reader *r, const char *why);
 
 /* A prediction method.  Either per-position classifiers over the
  * descriptor (dist), or a sequence model whose scores at a position depend

@@ -333,6 +333,10 @@ static void load(kt_model *m, reader *r)
     d.E = dims[3], d.H = dims[4], d.F = dims[5], d.feedback = dims[6];
     uint64_t np = kt_get_u64(r);
     float *p = NULL;
+    /* the parameters must be in the file before the network is allocated
+     * for them: its dimensions come from the file too */
+    if (np > (uint64_t)(r->end - r->p) / sizeof *p)
+        r->bad = true;
     if (r->bad || seq_net_new(&s->net, &d, false) != KT_OK || np != s->net.np ||
         !(p = kt_get_array(r, np, sizeof *p))) {
         seq_net_free(&s->net);

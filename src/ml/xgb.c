@@ -161,17 +161,36 @@ int kt_xgb_save(kt_xgb *b, const char **bytes, size_t *len, kt_diag *diag)
 
 int kt_xgb_rounds(kt_xgb *b) { return b->rounds; }
 
-int kt_xgb_load(const void *bytes, size_t len, kt_xgb **out, kt_diag *diag)
+/* Defence in depth: XGBoost's own save of what it loaded is the input,
+ * byte for byte, so it read the model the way kt_xgb_check did. */
+static int same_bytes(kt_xgb *b, const void *bytes, size_t len, kt_diag *diag)
+{
+    const char *again = NULL;
+    size_t n = 0;
+    int rc = kt_xgb_save(b, &again, &n, diag);
+    if (rc == KT_OK && (n != len || memcmp(again, bytes, len) != 0))
+        rc = kt_fail(diag, KT_EFORMAT, "xgboost model: XGBoost read it otherwise than "
+                     "it was checked (its save differs)");
+    return rc;
+}
+
+int kt_xgb_load(const void *bytes, size_t len, size_t num_feature, size_t num_class,
+                kt_xgb **out, kt_diag *diag)
 {
     *out = NULL;
+    int rc = kt_xgb_check(bytes, len, num_feature, num_class, diag);
+    if (rc != KT_OK)
+        return rc;
     kt_xgb *b = calloc(1, sizeof *b);
-    int rc = b ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+    rc = b ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK && XGBoosterCreate(NULL, 0, &b->h) != 0)
         rc = xgb_fail(diag, KT_ENOMEM, "creating a booster");
+    if (rc == KT_OK) /* one thread from the start: loading runs a parallel loop */
+        rc = set_params(b->h, NULL, diag);
     if (rc == KT_OK && XGBoosterLoadModelFromBuffer(b->h, bytes, len) != 0)
         rc = xgb_fail(diag, KT_EFORMAT, "loading a booster");
     if (rc == KT_OK)
-        rc = set_params(b->h, NULL, diag);
+        rc = same_bytes(b, bytes, len, diag);
     if (rc == KT_OK && XGBoosterBoostedRounds(b->h, &b->rounds) != 0)
         rc = xgb_fail(diag, KT_EFORMAT, "loading a booster");
     if (rc != KT_OK) {

@@ -58,10 +58,21 @@ int kt_xgb_predict(kt_xgb *b, const float *x, size_t n, size_t nf, float *out,
 int kt_xgb_save(kt_xgb *b, const char **bytes, size_t *len, kt_diag *diag);
 int kt_xgb_rounds(kt_xgb *b);
 
-/* A booster from kt_xgb_save's bytes.  XGBoost's parser refuses malformed
- * input, but trusts a well-formed model's trees: callers check a checksum
- * over the bytes first (ktune's model file does). */
-int kt_xgb_load(const void *bytes, size_t len, kt_xgb **out, kt_diag *diag);
+/* A booster from kt_xgb_save's bytes, which may come from anyone (a model
+ * file shared between users): they must pass kt_xgb_check for a booster of
+ * num_feature features and num_class classes (0: regression) before XGBoost
+ * reads them, and the loaded booster must save back to the same bytes
+ * (XGBoost understood them as the check did).  KT_EFORMAT says why not. */
+int kt_xgb_load(const void *bytes, size_t len, size_t num_feature, size_t num_class,
+                kt_xgb **out, kt_diag *diag);
+
+/* Whether bytes are a model XGBoost 1.7 can read without harm (xgb_check.c):
+ * strict UBJSON within its bounds, the layout ktune writes (gbtree,
+ * multi:softprob over num_class classes or reg:squarederror when num_class
+ * is 0, num_feature features, numerical splits), and trees that are trees.
+ * KT_OK, or KT_EFORMAT with the first problem found. */
+int kt_xgb_check(const void *bytes, size_t len, size_t num_feature, size_t num_class,
+                 kt_diag *diag);
 
 void kt_xgb_free(kt_xgb *b);
 

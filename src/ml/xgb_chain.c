@@ -319,10 +319,13 @@ static void chain_load(kt_model *m, reader *r)
         uint64_t len = kt_get_u64(r);
         char *bytes = len ? kt_get_array(r, len, 1) : NULL;
         kt_diag diag;
-        if (bytes && kt_xgb_load(bytes, len, &c->booster[p], &diag) == KT_OK)
-            r->bad |= !booster_fits(m, c->booster[p], p);
-        else
+        if (!bytes) /* no booster: the position's one value */
             r->bad |= len != 0 || c->only[p] >= m->out_vocab[p].n;
+        else if (kt_xgb_load(bytes, len, m->nin + p, m->out_vocab[p].n, &c->booster[p],
+                             &diag) != KT_OK)
+            kt_reader_refuse(r, diag.msg);
+        else
+            r->bad |= !booster_fits(m, c->booster[p], p);
         free(bytes);
     }
 }
