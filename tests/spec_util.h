@@ -31,7 +31,7 @@ static inline char *spec_json(const char *params, const char *conds,
 static inline const char *write_temp(const char *name, const char *text)
 {
     static char path[256];
-    snprintf(path, sizeof path, "/tmp/ktune-test-%d-%s", (int)getpid(), name);
+    snprintf(path, sizeof path, "%s", kt_test_tmp(name));
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
     fputs(text, f);

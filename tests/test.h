@@ -7,17 +7,30 @@
  * `./binary NAME...` runs the named ones.  CHECK* failures print file:line
  * and the failing expression and exit the test's process with status 1.
  *
+ * A test that cannot run here (no NVRTC, no data) calls KT_SKIP("why"): it
+ * is reported as `skip test_x: why` and counted apart from the passes.  A
+ * test that returns without a single CHECK fails: an empty pass would hide
+ * a test that silently did nothing.
+ *
+ * Each test gets a private temporary folder, removed with everything in it
+ * when the test's process ends (however it ends): kt_test_tmp("name") is a
+ * path inside it.  TMPDIR points there too, so the compilers a test starts
+ * leave nothing behind either.
+ *
  * Environment: KT_TEST_TIMEOUT (seconds per test, default 60);
  * KT_TEST_SRCDIR (the repository root, default ".") for test data paths.
  */
 #ifndef KT_TEST_H
 #define KT_TEST_H
 
+#include <ftw.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,8 +41,46 @@ typedef struct kt_test {
 
 #define KT_T(fn) {#fn, fn}
 
+/* The exit status of a skipped test's process (automake's convention). */
+#define KT_TEST_SKIPPED 77
+
+/* The number of checks the running test has made (one process per test). */
+static inline unsigned long *kt_test_checks(void)
+{
+    static unsigned long n;
+    return &n;
+}
+
+/* The running test's name, set by the runner in the test's process. */
+static inline const char **kt_test_current(void)
+{
+    static const char *name;
+    return &name;
+}
+
+/* Counts one check: the failing branch of every CHECK* exits the process. */
+#define KT_CHECKED() (++*kt_test_checks())
+
+/* End the running test as skipped, with a printf-style reason. */
+#define KT_SKIP(...) kt_test_skip(__VA_ARGS__)
+
+static inline void kt_test_skip(const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
+static inline void kt_test_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("skip %s: ", *kt_test_current());
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(NULL);
+    _exit(KT_TEST_SKIPPED);
+}
+
 #define CHECK(cond)                                                          \
     do {                                                                     \
+        KT_CHECKED();                                                        \
         if (!(cond)) {                                                       \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
                     #cond);                                                  \
@@ -39,6 +90,7 @@ typedef struct kt_test {
 
 #define CHECK_EQ_INT(a, b)                                                   \
     do {                                                                     \
+        KT_CHECKED();                                                        \
         long long va_ = (long long)(a), vb_ = (long long)(b);                \
         if (va_ != vb_) {                                                    \
             fprintf(stderr, "%s:%d: check failed: %s == %s (%lld vs %lld)\n", \
@@ -49,6 +101,7 @@ typedef struct kt_test {
 
 #define CHECK_NEAR(a, b, tol)                                                \
     do {                                                                     \
+        KT_CHECKED();                                                        \
         double va_ = (double)(a), vb_ = (double)(b);                         \
         if (!(fabs(va_ - vb_) <= (tol))) {                                   \
             fprintf(stderr, "%s:%d: check failed: %s ~= %s (%.17g vs %.17g)\n", \
@@ -59,6 +112,7 @@ typedef struct kt_test {
 
 #define CHECK_STR(a, b)                                                      \
     do {                                                                     \
+        KT_CHECKED();                                                        \
         const char *va_ = (a), *vb_ = (b);                                   \
         if (!va_ || !vb_ || strcmp(va_, vb_) != 0) {                         \
             fprintf(stderr, "%s:%d: check failed: %s == %s (\"%s\" vs \"%s\")\n", \
@@ -78,28 +132,81 @@ static inline const char *kt_test_path(const char *rel)
     return buf;
 }
 
+/* The running test's private temporary folder (set by the runner). */
+static inline const char *kt_test_tmpdir(void)
+{
+    const char *dir = getenv("KT_TEST_TMP");
+    return dir ? dir : "/tmp";
+}
+
+/* A path `name` inside the test's temporary folder; eight calls may be in
+ * use at once (each returns its own buffer, reused on the ninth call). */
+static inline const char *kt_test_tmp(const char *name)
+{
+    static char buf[8][4096];
+    static unsigned next;
+    char *p = buf[next++ % 8];
+    snprintf(p, sizeof buf[0], "%s/%s", kt_test_tmpdir(), name);
+    return p;
+}
+
+static inline int kt_test_rm_entry(const char *path, const struct stat *st,
+                                   int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Remove a folder and everything in it, not following links. */
+static inline void kt_test_rm_tree(const char *dir)
+{
+    nftw(dir, kt_test_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+enum { KT_TEST_PASS, KT_TEST_FAIL, KT_TEST_SKIP };
+
+/* Run one test in a child process inside a fresh temporary folder. */
 static inline int kt_test_run_one(const kt_test *t, unsigned timeout)
 {
+    const char *base = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/ktune-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return KT_TEST_FAIL;
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
-        return -1;
+        return KT_TEST_FAIL;
     if (pid == 0) {
+        setenv("KT_TEST_TMP", dir, 1);
+        setenv("TMPDIR", dir, 1);
+        *kt_test_current() = t->name;
+        *kt_test_checks() = 0;
         alarm(timeout);
         t->fn();
         fflush(NULL);
+        if (*kt_test_checks() == 0) {
+            fprintf(stderr, "  %s: asserted nothing (KT_SKIP if it cannot run here)\n",
+                    t->name);
+            _exit(1);
+        }
         _exit(0);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
     }
+    kt_test_rm_tree(dir);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
+        return KT_TEST_PASS;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == KT_TEST_SKIPPED)
+        return KT_TEST_SKIP;
     if (WIFSIGNALED(status))
         fprintf(stderr, "  %s: killed by signal %d%s\n", t->name,
                 WTERMSIG(status),
                 WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
-    return 1;
+    return KT_TEST_FAIL;
 }
 
 static inline int kt_test_main(const kt_test *tests, size_t n, int argc,
@@ -107,7 +214,7 @@ static inline int kt_test_main(const kt_test *tests, size_t n, int argc,
 {
     const char *to = getenv("KT_TEST_TIMEOUT");
     unsigned timeout = to ? (unsigned)atoi(to) : 60;
-    int failed = 0, ran = 0;
+    int count[3] = {0};
     for (size_t i = 0; i < n; i++) {
         int selected = argc < 2;
         for (int a = 1; a < argc; a++)
@@ -115,12 +222,15 @@ static inline int kt_test_main(const kt_test *tests, size_t n, int argc,
         if (!selected)
             continue;
         int rc = kt_test_run_one(&tests[i], timeout);
-        printf("%s %s\n", rc == 0 ? "ok  " : "FAIL", tests[i].name);
-        failed += rc != 0;
-        ran++;
+        if (rc != KT_TEST_SKIP) /* a skip printed its own line, with why */
+            printf("%s %s\n", rc == KT_TEST_PASS ? "ok  " : "FAIL", tests[i].name);
+        count[rc]++;
     }
-    printf("%s: %d/%d passed\n", argv[0], ran - failed, ran);
-    return failed ? 1 : 0;
+    printf("%s: %d passed, %d skipped", argv[0], count[KT_TEST_PASS], count[KT_TEST_SKIP]);
+    if (count[KT_TEST_FAIL])
+        printf(", %d FAILED", count[KT_TEST_FAIL]);
+    printf("\n");
+    return count[KT_TEST_FAIL] ? 1 : 0;
 }
 
 #define KT_TEST_MAIN(table)                                                  \

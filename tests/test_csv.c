@@ -103,7 +103,7 @@ static int find_row(void *user, const kt_db_row *row)
 static void test_import_stores_every_row_once(void)
 {
     char db_path[256];
-    snprintf(db_path, sizeof db_path, "/tmp/ktune-test-csv-%d.db", (int)getpid());
+    snprintf(db_path, sizeof db_path, "%s", kt_test_tmp("csv.db"));
     unlink(db_path);
     kt_csv_import_stats st;
     kt_diag d = {{0}};
@@ -134,7 +134,7 @@ static void test_import_stores_every_row_once(void)
 static void test_a_bad_row_imports_nothing(void)
 {
     char db_path[256];
-    snprintf(db_path, sizeof db_path, "/tmp/ktune-test-csv-%d.db", (int)getpid());
+    snprintf(db_path, sizeof db_path, "%s", kt_test_tmp("csv.db"));
     static const struct {
         const char *text, *msg;
     } BAD[] = {

@@ -2,7 +2,7 @@
  * default configuration, its reference and a sample of other
  * configurations compile with NVRTC for sm_90; a broken kernel is a
  * compile error with NVRTC's message; tuning without a device is a clear
- * error.  Skips (passing) where NVRTC itself is absent. */
+ * error.  Each test is reported as skipped where NVRTC itself is absent. */
 #include "backend/backend.h"
 #include "backend/cuda_api.h"
 #include "core/space.h"
@@ -12,23 +12,19 @@
 
 #include <sys/stat.h>
 
-static bool have_nvrtc(void)
+/* Skip the running test where NVRTC cannot be loaded. */
+static void need_nvrtc(void)
 {
     kt_nvrtc_api api;
     kt_diag d = {{0}};
-    if (kt_nvrtc_api_load(&api, &d) != KT_OK) {
-        printf("  skipped: %s\n", d.msg);
-        return false;
-    }
+    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
+        KT_SKIP("%s", d.msg);
     kt_nvrtc_api_unload(&api);
-    return true;
 }
 
 static const char *cache_dir(void)
 {
-    static char buf[128];
-    snprintf(buf, sizeof buf, "/tmp/ktune-test-cuda-%d", (int)getpid());
-    return buf;
+    return kt_test_tmp("cache");
 }
 
 static void compile_sample(const char *spec_path, const char *problem, size_t sample)
@@ -79,8 +75,7 @@ static void compile_sample(const char *spec_path, const char *problem, size_t sa
 
 static void test_shipped_cuda_kernels_compile_for_sm90(void)
 {
-    if (!have_nvrtc())
-        return;
+    need_nvrtc();
     compile_sample("kernels/gemm/gemm-cuda.json", NULL, 10);
     compile_sample("kernels/gemm/gemm-f16-cuda.json", NULL, 10);
     compile_sample("kernels/gemm/gemm-bf16-cuda.json", "M=1000,N=1003,K=517", 4);
@@ -99,8 +94,7 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
 
 static void test_broken_kernel_is_a_compile_error(void)
 {
-    if (!have_nvrtc())
-        return;
+    need_nvrtc();
     const char *dir = cache_dir();
     mkdir(dir, 0755);
     char src[256], spec_path[256];
@@ -139,8 +133,7 @@ static void test_broken_kernel_is_a_compile_error(void)
  * pool without waiting for the rest. */
 static void test_streamed_builds_arrive_once_each(void)
 {
-    if (!have_nvrtc())
-        return;
+    need_nvrtc();
     kt_spec *spec;
     kt_problem prob;
     kt_space *space;
@@ -192,19 +185,17 @@ static void test_tuning_without_a_device_is_a_clear_error(void)
 {
     kt_cuda_api cu;
     kt_diag d = {{0}};
-    if (!have_nvrtc())
-        return;
+    need_nvrtc();
     if (kt_cuda_api_load(&cu, &d) == KT_OK) {
         kt_cuda_api_unload(&cu);
-        printf("  skipped: a CUDA driver is present here\n");
-        return;
+        KT_SKIP("a CUDA driver is present here");
     }
     kt_spec *spec;
     CHECK(kt_spec_load(kt_test_path("kernels/gemm/gemm-cuda.json"), NULL, NULL, &spec,
                        &d) == KT_OK);
     kt_tune_opts o = kt_tune_defaults();
     o.backend.cache_dir = cache_dir();
-    o.db_path = "/tmp/ktune-test-cuda-none.db";
+    o.db_path = kt_test_tmp("none.db");
     kt_tune_report rep;
     CHECK(kt_tune(spec, &o, &rep, &d) == KT_EBACKEND);
     CHECK(strstr(d.msg, "cannot tune a CUDA kernel here") != NULL);

@@ -8,7 +8,7 @@
 static char *temp_path(const char *name)
 {
     static char buf[256];
-    snprintf(buf, sizeof buf, "/tmp/ktune-test-db-%d-%s", (int)getpid(), name);
+    snprintf(buf, sizeof buf, "%s", kt_test_tmp(name));
     unlink(buf);
     return buf;
 }

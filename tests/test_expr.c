@@ -190,6 +190,7 @@ static const char *const PYTHON_DOMAIN[] = {
 
 static kt_expr *compile_ok(const char *src)
 {
+    KT_CHECKED(); /* the failing branch below exits */
     kt_expr *e = NULL;
     kt_diag d = {{0}};
     int rc = kt_expr_compile(src, NAMES, NNAMES, &e, &d);
@@ -211,6 +212,7 @@ static int eval_rc(const char *src, double *v)
 
 static double eval_ok(const char *src)
 {
+    KT_CHECKED(); /* the failing branch below exits */
     double v = 0;
     int rc = eval_rc(src, &v);
     if (rc != KT_OK) {
@@ -238,6 +240,7 @@ static void check_cases(const expr_case *cases, size_t n)
 
 static void check_domain(const char *src)
 {
+    KT_CHECKED(); /* the failing branch below exits */
     double v = 12345;
     int rc = eval_rc(src, &v);
     if (rc != KT_EDOMAIN || v != 12345) {
@@ -249,6 +252,7 @@ static void check_domain(const char *src)
 /* Compile must fail with KT_ESYNTAX, exactly this message, and no result. */
 static void check_syntax(const char *src, const char *msg)
 {
+    KT_CHECKED(); /* the failing branch below exits */
     kt_expr *e = (kt_expr *)&e;
     kt_diag d = {{0}};
     int rc = kt_expr_compile(src, NAMES, NNAMES, &e, &d);

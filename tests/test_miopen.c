@@ -12,9 +12,7 @@ static const char *tmp(const char *name)
     static char buf[4][256];
     static int next;
     char *p = buf[next++ % 4];
-    snprintf(p, 256, "/tmp/ktune-test-miopen-%d", (int)getpid());
-    mkdir(p, 0755); /* a folder per test, so file names are the device names */
-    snprintf(p, 256, "/tmp/ktune-test-miopen-%d/%s", (int)getpid(), name);
+    snprintf(p, 256, "%s", kt_test_tmp(name)); /* file names are the device names */
     unlink(p);
     return p;
 }

@@ -64,6 +64,7 @@ static void check_grad(const char *what, float *x, const float *g, size_t n,
 static void check_close(const char *what, const float *a, const float *b,
                         size_t n, double tol)
 {
+    KT_CHECKED();
     for (size_t i = 0; i < n; i++)
         if (!(fabs((double)a[i] - b[i]) <= tol * fmax(1, fabs(a[i])))) {
             fprintf(stderr, "%s[%zu]: %.9g vs %.9g\n", what, i, a[i], b[i]);

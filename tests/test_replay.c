@@ -30,7 +30,7 @@ static kt_spec *load_gemm(void)
 static const char *temp_path(const char *name)
 {
     static char path[256];
-    snprintf(path, sizeof path, "/tmp/ktune-test-replay-%d-%s", (int)getpid(), name);
+    snprintf(path, sizeof path, "%s", kt_test_tmp(name));
     return path;
 }
 

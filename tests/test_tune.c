@@ -22,8 +22,8 @@ static kt_spec *load_faulty(void)
 static kt_tune_opts opts_for(const char *db_name)
 {
     static char db[256], cache[256];
-    snprintf(db, sizeof db, "/tmp/ktune-test-tune-%d-%s", (int)getpid(), db_name);
-    snprintf(cache, sizeof cache, "/tmp/ktune-test-cache-%d", (int)getpid());
+    snprintf(db, sizeof db, "%s", kt_test_tmp(db_name));
+    snprintf(cache, sizeof cache, "%s", kt_test_tmp("cache"));
     unlink(db);
     kt_tune_opts o = kt_tune_defaults();
     o.db_path = db;

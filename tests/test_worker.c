@@ -43,7 +43,7 @@ static kt_result evaluate(double window)
     be.energy_j = stepping_energy;
     be.clock_mhz = fixed_clock;
     char cache[128];
-    snprintf(cache, sizeof cache, "/tmp/ktune-test-worker-%d", (int)getpid());
+    snprintf(cache, sizeof cache, "%s", kt_test_tmp("cache"));
     kt_backend_opts bo = {.cache_dir = cache, .jobs = 2};
     void *ctx;
     CHECK(be.open(spec, &bo, &ctx, &d) == KT_OK);

@@ -110,9 +110,7 @@ static const char *path_of(const char *name)
     static char buf[2][256];
     static int next;
     char *p = buf[next++ % 2];
-    snprintf(p, 256, "/tmp/ktune-test-xgb-%d", (int)getpid());
-    mkdir(p, 0755);
-    snprintf(p, 256, "/tmp/ktune-test-xgb-%d/%s", (int)getpid(), name);
+    snprintf(p, 256, "%s", kt_test_tmp(name));
     return p;
 }
 
