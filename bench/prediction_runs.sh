@@ -12,7 +12,7 @@
 #   @10 @30 @50 @100 ms_per_query(k=100), then unconstrained: avg_accuracy
 #   perfect@1 @10 @100 valid_top1.
 set -eu
-PERFDB=${1:-../shared/data/miopen/gfx906_60.db.bz2}
+PERFDB=${1:-data/miopen/gfx906_60.db.bz2}
 SEEDS=${2:-1 2 3}
 METHODS=${3:-knn encdec attention hybrid hybrid2}
 [ $# -ge 3 ] && shift 3 || set --

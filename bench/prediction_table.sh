@@ -7,7 +7,7 @@
 #
 #   bench/prediction_table.sh [PERFDB] [SEED]
 set -eu
-PERFDB=${1:-../shared/data/miopen/gfx906_60.db.bz2}
+PERFDB=${1:-data/miopen/gfx906_60.db.bz2}
 SEED=${2:-1}
 KTUNE=${KTUNE:-build/ktune}
 WORK=$(mktemp -d /tmp/ktune-table.XXXXXX)

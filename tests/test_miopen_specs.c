@@ -1,9 +1,9 @@
 /* test_miopen_specs.c - the space-only specs under kernels/miopen/ (the
- * validity rules of four MIOpen solvers, from shared/data/miopen/SOLVERS.md)
+ * validity rules of four MIOpen solvers, from data/miopen/SOLVERS.md)
  * against every configuration that MIOpen's gfx906_60 perf db stores for
  * them: a stored best configuration the rules reject means a wrong rule.
- * The rules must also reject most of the domain on real problems.  The data
- * part is skipped when the perf db is not there. */
+ * The rules must also reject most of the domain on real problems.  The perf
+ * db is part of the repository (data/miopen/, with its licence). */
 #include "core/space.h"
 #include "store/miopen.h"
 #include "test.h"
@@ -78,16 +78,6 @@ static void test_specs_load_with_valid_defaults(void)
     }
 }
 
-static const char *data_path(void)
-{
-    static char path[4096];
-    snprintf(path, sizeof path, "%s", kt_test_path("../shared/data/miopen/gfx906_60.db.bz2"));
-    if (access(path, R_OK) == 0)
-        return path;
-    snprintf(path, sizeof path, "/work/shared/data/miopen/gfx906_60.db.bz2");
-    return access(path, R_OK) == 0 ? path : NULL;
-}
-
 static uint64_t domain_size(const kt_spec *spec)
 {
     uint64_t n = 1;
@@ -152,14 +142,9 @@ static int check_row(void *user, const kt_db_row *row)
 /* Import the perf db and check every stored configuration of each solver. */
 static void test_specs_accept_every_stored_configuration(void)
 {
-    const char *data = data_path();
-    if (!data) {
-        printf("  skipped: MIOpen data not found\n");
-        return;
-    }
-    char db_path[128];
-    snprintf(db_path, sizeof db_path, "/tmp/ktune-test-miopen-specs-%d.db", (int)getpid());
-    unlink(db_path);
+    const char *data = kt_test_path("data/miopen/gfx906_60.db.bz2");
+    CHECK(access(data, R_OK) == 0);
+    const char *db_path = kt_test_tmp("specs.db");
     kt_db *db;
     kt_diag d = {{0}};
     kt_import_stats st;
@@ -186,12 +171,6 @@ static void test_specs_accept_every_stored_configuration(void)
         kt_spec_free(c.spec);
     }
     kt_db_close(db);
-    unlink(db_path);
-    char aux[160];
-    snprintf(aux, sizeof aux, "%s-wal", db_path);
-    unlink(aux);
-    snprintf(aux, sizeof aux, "%s-shm", db_path);
-    unlink(aux);
 }
 
 static const kt_test TESTS[] = {

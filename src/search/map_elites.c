@@ -1,9 +1,10 @@
 /* map_elites.c - MAP-Elites quality-diversity search (as in KernelFoundry,
- * ../shared/seeds/004_*.txt): an archive over the spec's behaviour
- * dimensions (archive.h: threads per block, shared memory bytes, register
- * tile, ...) keeps the fastest configuration of each cell, so a run leaves
- * a map of diverse good configurations, and the search keeps exploring
- * every kind of configuration it has found instead of converging on one.
+ * the evolutionary GPU-kernel generator): an archive over the spec's
+ * behaviour dimensions (archive.h: threads per block, shared memory bytes,
+ * register tile, ...) keeps the fastest configuration of each cell, so a
+ * run leaves a map of diverse good configurations, and the search keeps
+ * exploring every kind of configuration it has found instead of converging
+ * on one.
  *
  * A configuration's cell is known before it is measured (the dimensions
  * are properties of the configuration), so the run starts by filling the

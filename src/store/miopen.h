@@ -8,7 +8,7 @@
  * solver, problem key = every config column as NAME=value in table order
  * ("layout=NCHW,data_type=FP32,direction=F,spatial_dim=2,in_channels=64,
  * ..."), configuration key = NAME=value in the solver's order, with the
- * names of docs/../shared/data/miopen/SOLVERS.md for the four solvers of
+ * names of data/miopen/SOLVERS.md for the four solvers of
  * the paper and p0, p1, ... for the others.
  */
 #ifndef KT_MIOPEN_H
