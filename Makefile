@@ -96,6 +96,7 @@ test-cli: $(BUILD)/ktune $(BUILD)/asan/ktune
 
 check: deps
 	@$(MAKE) --no-print-directory test test-asan test-cli $(BUILD)/gemm-kernel.stamp
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=5
 	@echo "check: all tests passed"
 
 demo: deps
@@ -119,6 +120,52 @@ bundle: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a
 	@for l in $(BUNDLE_LIBS); do \
 	  cp -L "$$(ldconfig -p | awk -v l=$$l '$$1 == l { print $$NF; exit }')" $(BUILD)/bundle/lib/; done
 	@echo "bundle: $(BUILD)/bundle (ktune + lib/)"
+
+# Fuzzing: each fuzz/fuzz_NAME.c is a libFuzzer harness, built with clang
+# against the library compiled for fuzzing (coverage, ASan, UBSan) in
+# $(BUILD)/fuzz/, and run for FUZZ_TIME seconds from its seeds in
+# fuzz/corpus/NAME/ plus what earlier runs found ($(BUILD)/fuzz/corpus/NAME);
+# FUZZ_ARGS adds libFuzzer options (e.g. -runs=10000000).  Each run has a
+# TMPDIR of its own, removed afterwards; a crash's input is kept as
+# $(BUILD)/fuzz/artifacts/NAME-crash-*, its log as $(BUILD)/fuzz/NAME.log.
+.PHONY: fuzz fuzz-run
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 60
+FUZZ_ARGS  ?=
+FUZZ_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+              -fno-sanitize-recover=undefined
+FUZZ_SRC   = $(wildcard fuzz/fuzz_*.c)
+FUZZ_BIN   = $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_OBJ   = $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
+
+$(BUILD)/fuzz/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/libktune.a: $(FUZZ_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(BUILD)/fuzz/libktune.a $(HEADERS)
+	$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	  $(BUILD)/fuzz/libktune.a $(LIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-run: $(FUZZ_BIN)
+	@set -e; mkdir -p $(BUILD)/fuzz/artifacts; for b in $(FUZZ_BIN); do \
+	  n=$${b##*/fuzz_}; mkdir -p $(BUILD)/fuzz/corpus/$$n; \
+	  seeds=; [ -d fuzz/corpus/$$n ] && seeds=fuzz/corpus/$$n; \
+	  tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/ktune-fuzz-run.XXXXXX"); rc=0; \
+	  TMPDIR=$$tmp $$b -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=4096 \
+	    -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/$$n- $(FUZZ_ARGS) \
+	    $(BUILD)/fuzz/corpus/$$n $$seeds </dev/null >$(BUILD)/fuzz/$$n.log 2>&1 || rc=$$?; \
+	  rm -rf "$$tmp"; \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(BUILD)/fuzz/$$n.log); \
+	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $(BUILD)/fuzz/$$n.log); \
+	  if [ $$rc -ne 0 ]; then tail -n 40 $(BUILD)/fuzz/$$n.log; \
+	    echo "fuzz $$n: FAILED (log $(BUILD)/fuzz/$$n.log)"; exit 1; fi; \
+	  echo "fuzz $$n: $$runs inputs, $$rate/s, no crash"; done
 
 clean:
 	rm -rf $(BUILD)

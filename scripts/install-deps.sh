@@ -1,10 +1,12 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages ktune needs, if missing.
 # Runs apt-get (through sudo when not root) only when a package is absent,
-# so it is cheap to call before every build.
+# so it is cheap to call before every build.  clang and libclang-rt-dev
+# (libclang_rt.fuzzer, the libFuzzer runtime) build the harnesses of
+# `make fuzz`.
 set -eu
 
-PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time"
+PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev"
 
 missing=""
 for p in $PACKAGES; do
