@@ -30,7 +30,7 @@ ASAN_TESTS = $(TEST_SRC:tests/%.c=$(BUILD)/asan/tests/%)
 
 .PHONY: all deps demo check test test-asan test-cli bench bundle clean
 
-all: $(BUILD)/ktune
+all: $(BUILD)/ktune $(BUILD)/ktune-worker
 
 deps:
 	@./scripts/install-deps.sh
@@ -55,6 +55,13 @@ $(BUILD)/ktune: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a
 $(BUILD)/asan/ktune: $(CLI_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/libktune.a
 	$(CC) $(ASAN_FLAGS) -o $@ $^ $(LIBS)
 
+# The measurement worker program, started by the tuner beside it.
+$(BUILD)/ktune-worker: $(BUILD)/rel/src/worker/main.o $(BUILD)/rel/libktune.a
+	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/asan/ktune-worker: $(BUILD)/asan/src/worker/main.o $(BUILD)/asan/libktune.a
+	$(CC) $(ASAN_FLAGS) -o $@ $^ $(LIBS)
+
 $(BUILD)/rel/tests/%: tests/%.c $(BUILD)/rel/libktune.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(REL_FLAGS) -o $@ $< $(BUILD)/rel/libktune.a $(LIBS)
@@ -76,19 +83,21 @@ $(BUILD)/gemm-kernel.stamp: tests/test_gemm_kernel.c kernels/gemm/gemm.c kernels
 	@touch $@
 
 # Environment for the tests: the sanitiser must let a faulty kernel's
-# SIGSEGV kill the worker (that is what the tests check), and leak checks
-# would flag the forked workers' deliberate _exit.
+# SIGSEGV kill the worker (that is what the tests check).  Test programs
+# find the worker program through KTUNE_WORKER.
 TEST_ENV = KT_TEST_SRCDIR=. KT_TEST_TIMEOUT=300 \
            ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:detect_leaks=1:abort_on_error=0 \
            UBSAN_OPTIONS=print_stacktrace=1
 
-test: $(REL_TESTS) $(BUILD)/ktune
-	@set -e; for t in $(REL_TESTS); do $(TEST_ENV) KT_BUILD=$(BUILD)/rel $$t; done
+test: $(REL_TESTS) $(BUILD)/ktune $(BUILD)/ktune-worker
+	@set -e; for t in $(REL_TESTS); do $(TEST_ENV) KT_BUILD=$(BUILD)/rel \
+	  KTUNE_WORKER=$(BUILD)/ktune-worker $$t; done
 
-test-asan: $(ASAN_TESTS) $(BUILD)/asan/ktune
-	@set -e; for t in $(ASAN_TESTS); do $(TEST_ENV) KT_BUILD=$(BUILD)/asan $$t; done
+test-asan: $(ASAN_TESTS) $(BUILD)/asan/ktune $(BUILD)/asan/ktune-worker
+	@set -e; for t in $(ASAN_TESTS); do $(TEST_ENV) KT_BUILD=$(BUILD)/asan \
+	  KTUNE_WORKER=$(BUILD)/asan/ktune-worker $$t; done
 
-test-cli: $(BUILD)/ktune $(BUILD)/asan/ktune
+test-cli: $(BUILD)/ktune $(BUILD)/ktune-worker $(BUILD)/asan/ktune $(BUILD)/asan/ktune-worker
 	@set -e; for t in tests/cli/*.sh; do echo "== $$t"; \
 	  KTUNE=$(BUILD)/ktune $(TEST_ENV) sh $$t; done
 	@set -e; echo "== tests/cli/errors.sh under sanitizers"; \
@@ -100,7 +109,7 @@ check: deps
 	@echo "check: all tests passed"
 
 demo: deps
-	@$(MAKE) --no-print-directory $(BUILD)/ktune
+	@$(MAKE) --no-print-directory all
 	$(BUILD)/ktune tune kernels/gemm/gemm-c.json --problem M=1024,N=1024,K=1024 \
 	  --strategy random --budget 40 --db ktune.db
 
@@ -113,13 +122,16 @@ bench: deps $(BUILD)/rel/libktune.a
 # old-style RPATH (--disable-new-dtags), because a RUNPATH would not be
 # searched for libxgboost's own dependency on libdmlc.
 BUNDLE_LIBS = libjson-c.so.5 libsvm.so.3 libxgboost.so.0 libdmlc.so.0
-bundle: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a
+BUNDLE_LDFLAGS = -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/lib'
+bundle: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/src/worker/main.o $(BUILD)/rel/libktune.a
 	@mkdir -p $(BUILD)/bundle/lib
-	$(CC) $(REL_FLAGS) -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/lib' -o $(BUILD)/bundle/ktune \
+	$(CC) $(REL_FLAGS) $(BUNDLE_LDFLAGS) -o $(BUILD)/bundle/ktune \
 	  $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a $(LIBS)
+	$(CC) $(REL_FLAGS) $(BUNDLE_LDFLAGS) -o $(BUILD)/bundle/ktune-worker \
+	  $(BUILD)/rel/src/worker/main.o $(BUILD)/rel/libktune.a $(LIBS)
 	@for l in $(BUNDLE_LIBS); do \
 	  cp -L "$$(ldconfig -p | awk -v l=$$l '$$1 == l { print $$NF; exit }')" $(BUILD)/bundle/lib/; done
-	@echo "bundle: $(BUILD)/bundle (ktune + lib/)"
+	@echo "bundle: $(BUILD)/bundle (ktune, ktune-worker + lib/)"
 
 # Fuzzing: each fuzz/fuzz_NAME.c is a libFuzzer harness, built with clang
 # against the library compiled for fuzzing (coverage, ASan, UBSan) in

@@ -3,7 +3,9 @@
  * in steps (every 25 ms, at a constant 100 W) and a clock fixed at
  * 1500 MHz.  Average power is read between two steps, so it comes out
  * within 5% of 100 W whatever the phase and however loaded the machine;
- * energy per call is that power times the median time. */
+ * energy per call is that power times the median time.  The stand-in
+ * runs in the worker program, so this test program is its own worker: run
+ * with KT_WORKER_ARG, it serves with the stand-in backend. */
 #include "backend/backend.h"
 #include "core/space.h"
 #include "core/util.h"
@@ -27,6 +29,15 @@ static double fixed_clock(void *ctx)
     return 1500;
 }
 
+/* The CPU backend with the stepping energy counter and the fixed clock. */
+static kt_backend stand_in(void)
+{
+    kt_backend be = *kt_backend_find("cpu");
+    be.energy_j = stepping_energy;
+    be.clock_mhz = fixed_clock;
+    return be;
+}
+
 /* One evaluation of the faulty kernel's correct configuration. */
 static kt_result evaluate(double window)
 {
@@ -39,9 +50,7 @@ static kt_result evaluate(double window)
     CHECK(kt_problem_parse(spec, "N=5000", &prob, &d) == KT_OK);
     CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
     CHECK(kt_space_build(space, 1000, &d) == KT_OK);
-    kt_backend be = *kt_backend_find("cpu");
-    be.energy_j = stepping_energy;
-    be.clock_mhz = fixed_clock;
+    kt_backend be = stand_in();
     char cache[128];
     snprintf(cache, sizeof cache, "%s", kt_test_tmp("cache"));
     kt_backend_opts bo = {.cache_dir = cache, .jobs = 2};
@@ -56,9 +65,10 @@ static kt_result evaluate(double window)
     kt_measure_opts mo = kt_measure_defaults();
     mo.min_time_s = 0.01;
     mo.energy_window_s = window;
+    mo.worker_path = "/proc/self/exe";
     kt_worker *w;
     kt_result r;
-    CHECK(kt_worker_new(&be, ctx, spec, &prob, b[0].artifact, cfg, &mo, &w, &d) == KT_OK);
+    CHECK(kt_worker_new(&be, &bo, spec, &prob, b[0].artifact, cfg, &mo, &w, &d) == KT_OK);
     CHECK(kt_worker_eval(w, b[1].artifact, cfg, &r, &d) == KT_OK);
     kt_worker_free(w);
     kt_builds_clear(b, 2);
@@ -92,4 +102,11 @@ static const kt_test TESTS[] = {
     KT_T(test_power_is_read_between_counter_steps),
     KT_T(test_no_window_means_no_energy),
 };
-KT_TEST_MAIN(TESTS)
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], KT_WORKER_ARG) == 0) {
+        kt_backend be = stand_in();
+        return kt_worker_serve(argc, argv, &be);
+    }
+    return kt_test_main(TESTS, sizeof TESTS / sizeof TESTS[0], argc, argv);
+}

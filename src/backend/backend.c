@@ -1,8 +1,13 @@
-/* backend.c - the registry of compute backends. */
+/* backend.c - the registry of compute backends, and what they share. */
 #include "backend/backend.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const kt_backend kt_backend_cpu;
 extern const kt_backend kt_backend_cuda;
@@ -34,4 +39,35 @@ void kt_builds_clear(kt_build *builds, size_t n)
         free(builds[i].artifact);
         builds[i].artifact = NULL;
     }
+}
+
+/* The pid in a name "<anything>.<pid>.tmp", or 0. */
+static long tmp_owner(const char *name)
+{
+    size_t len = strlen(name);
+    if (len < 5 || strcmp(name + len - 4, ".tmp") != 0)
+        return 0;
+    const char *end = name + len - 4, *p = end;
+    while (p > name && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    if (p == end || p == name || p[-1] != '.')
+        return 0;
+    return strtol(p, NULL, 10);
+}
+
+void kt_cache_sweep(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid = tmp_owner(e->d_name);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+            unlink(path);
+    }
+    closedir(d);
 }

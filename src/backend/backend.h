@@ -5,7 +5,8 @@
  * table has two halves:
  *   - the tuner's side (open, device, compile) runs in the tuner process;
  *   - the worker's side (load, buffers, run) runs in the isolated
- *     measurement worker (measure/worker.c), where a crash costs nothing.
+ *     measurement worker program (measure/worker_child.c), which opens the
+ *     backend again with opts.worker set; there a crash costs nothing.
  * Kernel arguments follow the CUDA driver convention: args[i] points to
  * argument i's value (a scalar's bytes, or a buffer handle).
  */
@@ -24,6 +25,9 @@ typedef struct kt_backend_opts {
     const char *compiler;    /* C backend: the compiler command, "cc" if NULL */
     const char *arch;        /* GPU backends: target ("sm_90"); NULL: the
                                 device's own, or sm_90 without a device */
+    bool worker;             /* opened in the measurement worker: only the
+                                worker's side of the table is used, so
+                                nothing for compiling need be loaded */
 } kt_backend_opts;
 
 /* The outcome of compiling one configuration. */
@@ -87,12 +91,20 @@ typedef struct kt_backend {
     /* The device's current core (SM) clock in MHz, 0 when unknown; NULL:
      * the backend has none to report. */
     double (*clock_mhz)(void *ctx);
+    /* Its buffers live in host memory, so the worker can bound its own
+     * address space (a GPU driver's mappings are not bounded that way). */
+    bool host_memory;
 } kt_backend;
 
 /* The backend registered under name, or NULL. */
 const kt_backend *kt_backend_find(const char *name);
 /* The backend that compiles a language and is usable here, or NULL. */
 const kt_backend *kt_backend_for(kt_language lang);
+
+/* Remove the temporary files ("NAME.PID.tmp") that compilers of processes
+ * no longer running left in a cache directory (a killed tuner leaves its
+ * half-written objects there).  Best effort: errors are ignored. */
+void kt_cache_sweep(const char *dir);
 
 /* Frees builds[i].artifact for i < n. */
 void kt_builds_clear(kt_build *builds, size_t n);

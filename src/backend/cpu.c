@@ -141,6 +141,8 @@ static int cpu_open(const kt_spec *spec, const kt_backend_opts *opts, void **out
                      strerror(errno));
     else
         rc = kt_mkdir_p(c->cache_dir, diag);
+    if (rc == KT_OK && !opts->worker)
+        kt_cache_sweep(c->cache_dir);
     if (rc != KT_OK) {
         cpu_close(c);
         return rc;
@@ -514,4 +516,5 @@ const kt_backend kt_backend_cpu = {
     .buffer_read = cpu_buffer_read,
     .buffer_protect = cpu_buffer_protect,
     .run = cpu_run,
+    .host_memory = true,
 };

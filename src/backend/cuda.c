@@ -1,13 +1,11 @@
 /* cuda.c - the CUDA backend: kernels compiled by NVRTC, run through the
  * driver API, both loaded at run time (cuda_api.c).
  *
- * The tuner process never initialises CUDA: a CUDA context does not survive
- * fork(), and the measurement worker is a forked child.  The device is
- * described by a short-lived probe child, kernels are compiled with NVRTC
- * (which needs no device), and the worker initialises the driver itself on
- * its first buffer.  Without a device the backend still compiles (CI checks
- * every shipped CUDA kernel that way), and tuning fails with a clear
- * message.
+ * The tuner describes the device and compiles with NVRTC (which needs no
+ * device); the measurement worker, a program of its own, opens the backend
+ * in worker mode (no NVRTC) and initialises the driver on its first buffer.
+ * Without a device the backend still compiles (CI checks every shipped CUDA
+ * kernel that way), and tuning fails with a clear message.
  */
 #include "backend/backend.h"
 #include "backend/cuda_api.h"
@@ -19,10 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-/* What the probe child reports. */
+/* What the device probe found. */
 typedef struct cuda_device {
     int present;
     char name[96];
@@ -52,8 +49,11 @@ typedef struct cuda_ctx {
 
 /* ------------------------------------------------------------- probing */
 
+/* Describe device 0.  The tuner may hold CUDA state now: its measurement
+ * worker is a program of its own, not a fork that would inherit it. */
 static void probe_device(cuda_device *d)
 {
+    memset(d, 0, sizeof *d);
     kt_cuda_api cu;
     kt_diag diag = {{0}};
     CUdevice dev;
@@ -75,32 +75,6 @@ static void probe_device(cuda_device *d)
     cu.cuDeviceGetAttribute(&d->max_shared_optin, KT_CU_MAX_SHARED_PER_BLOCK_OPTIN, dev);
     cu.cuDriverGetVersion(&d->driver);
     d->present = 1;
-}
-
-/* Ask a child: the tuner itself must stay free of CUDA state. */
-static void probe(cuda_device *d)
-{
-    int fds[2];
-    memset(d, 0, sizeof *d);
-    snprintf(d->why, sizeof d->why, "the device probe failed");
-    if (pipe(fds) != 0)
-        return;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        cuda_device mine = {0};
-        probe_device(&mine);
-        ssize_t w = write(fds[1], &mine, sizeof mine);
-        _exit(w == (ssize_t)sizeof mine ? 0 : 1);
-    }
-    close(fds[1]);
-    if (pid > 0) {
-        cuda_device got;
-        if (kt_read_all(fds[0], &got, sizeof got))
-            *d = got;
-        waitpid(pid, NULL, 0);
-    }
-    close(fds[0]);
 }
 
 /* ---------------------------------------------------------- open/close */
@@ -125,6 +99,10 @@ static int cuda_open(const kt_spec *spec, const kt_backend_opts *opts, void **ou
     }
     c->spec = spec;
     c->jobs = opts->jobs > 0 ? opts->jobs : 1;
+    if (opts->worker) { /* the worker's side reads the device in ensure_ready */
+        *out = c;
+        return KT_OK;
+    }
     int rc = kt_nvrtc_api_load(&c->nvrtc, diag);
     if (rc == KT_OK)
         rc = kt_mkdir_p(c->cache_dir, diag);
@@ -132,7 +110,8 @@ static int cuda_open(const kt_spec *spec, const kt_backend_opts *opts, void **ou
         cuda_close(c);
         return rc;
     }
-    probe(&c->dev);
+    kt_cache_sweep(c->cache_dir);
+    probe_device(&c->dev);
     if (opts->arch)
         kt_strlcpy(c->arch, sizeof c->arch, opts->arch);
     else if (c->dev.present)
@@ -224,6 +203,9 @@ static int ensure_ready(cuda_ctx *c, kt_diag *diag)
         (r = c->cu.cuCtxSetCurrent(c->cuctx)) || (r = c->cu.cuEventCreate(&c->start, 0)) ||
         (r = c->cu.cuEventCreate(&c->stop, 0)))
         return cu_fail(c, r, "initialising the device", diag);
+    c->cu.cuDeviceGetAttribute(&c->dev.max_threads, KT_CU_MAX_THREADS_PER_BLOCK, dev);
+    c->cu.cuDeviceGetAttribute(&c->dev.max_shared_optin, KT_CU_MAX_SHARED_PER_BLOCK_OPTIN,
+                               dev);
     kt_diag quiet = {{0}}; /* energy is optional: without NVML it stays unknown */
     if (kt_nvml_api_load(&c->nvml, &quiet) == KT_OK && c->nvml.nvmlInit() == 0 &&
         c->nvml.nvmlDeviceGetHandleByIndex(0, &c->nvml_dev) != 0)

@@ -1,6 +1,6 @@
-/* nvrtc.c - CUDA configurations to CUBINs with NVRTC: a pool of threads in
- * a forked child, each finished build streamed back over a pipe (see
- * nvrtc.h for why both). */
+/* nvrtc.c - CUDA configurations to CUBINs with NVRTC: a pool of threads,
+ * each finished build handed to the tuner as soon as it is done (see
+ * nvrtc.h for why). */
 #include "backend/nvrtc.h"
 #include "core/util.h"
 
@@ -146,149 +146,96 @@ static void compile_one(const kt_nvrtc *nv, const uint16_t *cfg, kt_build *b)
     free(opts);
 }
 
-/* ------------------------------------------------ the pool (child side) */
+/* ----------------------------------------------------------- the pool */
 
-/* One build as it crosses the pipe. */
-typedef struct wire_build {
-    uint64_t index;
-    int status;
-    double compile_ms;
-    char detail[256];
-    char artifact[4096];
-} wire_build;
-
-/* The batch the child's threads share. */
-typedef struct pool {
+/* A batch: jobs threads (NVRTC is thread-safe) take configurations in
+ * order; each finished build joins a queue the tuner takes from. */
+struct kt_nvrtc_job {
     const kt_nvrtc *nv;
     const uint16_t *const *cfgs;
-    size_t n, next;
-    int fd;
-    pthread_mutex_t take, send; /* the next index; the pipe */
-} pool;
+    size_t n;
+    size_t next;            /* the next configuration to compile */
+    kt_build *built;        /* per configuration, once built */
+    size_t *queue;          /* built and not yet returned, in finishing order */
+    size_t head, tail;      /* queue[head..tail) */
+    size_t returned;
+    bool stop;              /* kt_nvrtc_end: take nothing more */
+    pthread_mutex_t mu;
+    pthread_cond_t built_one;
+    pthread_t *threads;
+    size_t nthreads;
+};
 
-static void send_build(pool *p, size_t i, const kt_build *b)
+/* Compile the next configuration not yet taken; false when none is left. */
+static bool compile_next_one(kt_nvrtc_job *job)
 {
-    wire_build w = {.index = i, .status = (int)b->status, .compile_ms = b->compile_ms};
-    kt_strlcpy(w.detail, sizeof w.detail, b->detail);
-    kt_strlcpy(w.artifact, sizeof w.artifact, b->artifact ? b->artifact : "");
-    pthread_mutex_lock(&p->send);
-    bool ok = write(p->fd, &w, sizeof w) == (ssize_t)sizeof w;
-    pthread_mutex_unlock(&p->send);
-    if (!ok)
-        _exit(1); /* the tuner stopped listening */
+    pthread_mutex_lock(&job->mu);
+    size_t i = job->next;
+    bool take = !job->stop && i < job->n;
+    job->next += take;
+    pthread_mutex_unlock(&job->mu);
+    if (!take)
+        return false;
+    kt_build b;
+    compile_one(job->nv, job->cfgs[i], &b);
+    pthread_mutex_lock(&job->mu);
+    job->built[i] = b;
+    job->queue[job->tail++] = i;
+    pthread_cond_signal(&job->built_one);
+    pthread_mutex_unlock(&job->mu);
+    return true;
 }
 
 static void *compile_thread(void *arg)
 {
-    pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->take);
-        size_t i = p->next++;
-        pthread_mutex_unlock(&p->take);
-        if (i >= p->n)
-            return NULL;
-        kt_build b;
-        compile_one(p->nv, p->cfgs[i], &b);
-        send_build(p, i, &b);
-        free(b.artifact);
+    while (compile_next_one(arg)) {
     }
+    return NULL;
 }
-
-/* The child's whole life: jobs threads (NVRTC is thread-safe) take
- * configurations in order and send each build when it is done. */
-static void compile_child(const kt_nvrtc *nv, const uint16_t *const *cfgs, size_t n, int fd)
-{
-    pool p = {.nv = nv, .cfgs = cfgs, .n = n, .fd = fd};
-    size_t nthreads = (size_t)(nv->jobs > 0 ? nv->jobs : 1);
-    nthreads = nthreads < n ? nthreads : n;
-    pthread_t *threads = calloc(nthreads + 1, sizeof *threads);
-    if (!threads || pthread_mutex_init(&p.take, NULL) != 0 ||
-        pthread_mutex_init(&p.send, NULL) != 0)
-        _exit(1);
-    size_t started = 0;
-    while (started < nthreads &&
-           pthread_create(&threads[started], NULL, compile_thread, &p) == 0)
-        started++;
-    if (started == 0)
-        compile_thread(&p); /* no thread could start: compile here */
-    for (size_t i = 0; i < started; i++)
-        pthread_join(threads[i], NULL);
-    _exit(0);
-}
-
-/* ----------------------------------------------- the job (tuner side) */
-
-struct kt_nvrtc_job {
-    pid_t pid;
-    int fd;
-    size_t n, returned;
-    bool dead;              /* the child stopped sending */
-    uint8_t *done;          /* per configuration: returned */
-};
 
 int kt_nvrtc_start(const kt_nvrtc *nv, const uint16_t *const *cfgs, size_t n,
                    kt_nvrtc_job **out, kt_diag *diag)
 {
-    int fds[2];
+    *out = NULL;
     kt_nvrtc_job *job = calloc(1, sizeof *job);
-    if (!job || !(job->done = calloc(n ? n : 1, 1))) {
+    size_t want = (size_t)(nv->jobs > 0 ? nv->jobs : 1);
+    want = want < n ? want : n;
+    if (!job || !(job->built = calloc(n + 1, sizeof *job->built)) ||
+        !(job->queue = calloc(n + 1, sizeof *job->queue)) ||
+        !(job->threads = calloc(want + 1, sizeof *job->threads))) {
+        if (job) {
+            free(job->built);
+            free(job->queue);
+        }
         free(job);
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     }
-    if (pipe(fds) != 0) {
-        free(job->done);
-        free(job);
-        return kt_fail(diag, KT_EBACKEND, "cannot create a pipe: %s", strerror(errno));
-    }
-    fcntl(fds[1], F_SETPIPE_SZ, 1 << 20); /* room to run ahead; best effort */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        compile_child(nv, cfgs, n, fds[1]);
-    }
-    close(fds[1]);
-    *job = (kt_nvrtc_job){.pid = pid, .fd = fds[0], .n = n, .done = job->done,
-                          .dead = pid < 0};
-    *out = job;
-    if (pid < 0) {
-        kt_nvrtc_end(job);
-        *out = NULL;
-        return kt_fail(diag, KT_EBACKEND, "cannot fork the compiler: %s", strerror(errno));
-    }
+    *job = (kt_nvrtc_job){.nv = nv, .cfgs = cfgs, .n = n, .built = job->built,
+                          .queue = job->queue, .threads = job->threads};
+    pthread_mutex_init(&job->mu, NULL);
+    pthread_cond_init(&job->built_one, NULL);
+    while (job->nthreads < want &&
+           pthread_create(&job->threads[job->nthreads], NULL, compile_thread, job) == 0)
+        job->nthreads++;
+    *out = job; /* with no thread at all, kt_nvrtc_next compiles itself */
     return KT_OK;
-}
-
-/* The first configuration not yet returned, as a failure: the child died. */
-static void orphan(kt_nvrtc_job *job, size_t *index, kt_build *b)
-{
-    size_t i = 0;
-    while (job->done[i])
-        i++;
-    *index = i;
-    snprintf(b->detail, sizeof b->detail, "the NVRTC process died");
 }
 
 int kt_nvrtc_next(kt_nvrtc_job *job, size_t *index, kt_build *b, kt_diag *diag)
 {
-    *b = (kt_build){.status = KT_STATUS_COMPILE_ERROR};
+    (void)diag;
     if (job->returned == job->n)
         return KT_EDONE;
-    wire_build w;
-    if (!job->dead && kt_read_all(job->fd, &w, sizeof w) && w.index < job->n &&
-        !job->done[w.index]) {
-        *index = (size_t)w.index;
-        b->status = (kt_status)w.status;
-        b->compile_ms = w.compile_ms;
-        kt_strlcpy(b->detail, sizeof b->detail, w.detail);
-        if (w.artifact[0] && !(b->artifact = kt_strdup(w.artifact)))
-            return kt_fail(diag, KT_ENOMEM, "out of memory");
-    } else {
-        job->dead = true;
-        orphan(job, index, b);
-    }
-    job->done[*index] = 1;
+    if (job->nthreads == 0)
+        compile_next_one(job);
+    pthread_mutex_lock(&job->mu);
+    while (job->head == job->tail)
+        pthread_cond_wait(&job->built_one, &job->mu);
+    *index = job->queue[job->head++];
+    *b = job->built[*index];
+    job->built[*index].artifact = NULL; /* the caller owns it now */
     job->returned++;
+    pthread_mutex_unlock(&job->mu);
     return KT_OK;
 }
 
@@ -296,13 +243,16 @@ void kt_nvrtc_end(kt_nvrtc_job *job)
 {
     if (!job)
         return;
-    close(job->fd);
-    if (job->pid > 0) {
-        if (job->returned < job->n)
-            kill(job->pid, SIGKILL); /* stopped early: no use for the rest */
-        while (waitpid(job->pid, NULL, 0) < 0 && errno == EINTR) {
-        }
-    }
-    free(job->done);
+    pthread_mutex_lock(&job->mu);
+    job->stop = true; /* builds under way finish; no new one starts */
+    pthread_mutex_unlock(&job->mu);
+    for (size_t i = 0; i < job->nthreads; i++)
+        pthread_join(job->threads[i], NULL);
+    kt_builds_clear(job->built, job->n);
+    pthread_cond_destroy(&job->built_one);
+    pthread_mutex_destroy(&job->mu);
+    free(job->threads);
+    free(job->queue);
+    free(job->built);
     free(job);
 }

@@ -1,12 +1,9 @@
-/* nvrtc.h - compiling CUDA configurations with NVRTC, in a pool of threads
- * inside a forked child, the results streamed back one by one as they
- * finish (used by cuda.c).
- *
- * The child matters: a process that has compiled with NVRTC can no longer
- * fork a worker whose cuInit succeeds (seen on the H100, CUDA 13:
- * "initialization error"), so the tuner itself never calls NVRTC.  The
- * stream matters too: the tuner measures the first finished configuration
- * on the GPU while the pool still compiles the others.
+/* nvrtc.h - compiling CUDA configurations with NVRTC in a pool of threads,
+ * the results handed over one by one as they finish (used by cuda.c): the
+ * tuner measures the first finished configuration on the GPU while the
+ * pool still compiles the others.  (The measurement worker is a program of
+ * its own, so compiling in the tuner's process does not disturb it, as it
+ * did a forked worker: "initialization error" from cuInit on the H100.)
  */
 #ifndef KT_NVRTC_H
 #define KT_NVRTC_H
@@ -26,15 +23,15 @@ typedef struct kt_nvrtc {
 typedef struct kt_nvrtc_job kt_nvrtc_job;
 
 /* Start compiling cfgs[0..n) (a NULL entry: the spec's reference kernel)
- * in a child process; cfgs must stay valid until kt_nvrtc_end. */
+ * in nv->jobs threads; cfgs and nv must stay valid until kt_nvrtc_end. */
 int kt_nvrtc_start(const kt_nvrtc *nv, const uint16_t *const *cfgs, size_t n,
                    kt_nvrtc_job **job, kt_diag *diag);
 /* Wait for the next finished configuration, in the order they finish:
  * *index says which, *build holds it (the caller frees its artifact).
- * KT_EDONE once all n have been returned.  If the child dies, each
- * configuration not yet returned comes back as a COMPILE_ERROR. */
+ * KT_EDONE once all n have been returned. */
 int kt_nvrtc_next(kt_nvrtc_job *job, size_t *index, kt_build *build, kt_diag *diag);
-/* Stop the child (killed if builds are still pending) and free the job. */
+/* Stop: builds under way finish, no new one starts; free the job and the
+ * builds not returned. */
 void kt_nvrtc_end(kt_nvrtc_job *job);
 
 #endif /* KT_NVRTC_H */

@@ -1,5 +1,7 @@
 /* args.c - the kernel's arguments for one problem: sizes, scalar values,
- * and seeded input data, computed once and copied into every worker. */
+ * and seeded input data.  The tuner plans the sizes (to check them against
+ * the memory limit before anything is allocated); each worker fills its own
+ * copy from the same seed. */
 #include "core/half.h"
 #include "core/util.h"
 #include "measure/measure.h"
@@ -55,12 +57,13 @@ static int eval_problem(const kt_spec *spec, const kt_expr *e, const double *slo
     return KT_OK;
 }
 
-static int arg_setup(const kt_spec *spec, size_t i, const double *slots,
-                     uint64_t seed, kt_args *out, kt_diag *diag)
+/* Argument i's element count, byte size and scalar value; no allocation. */
+static int arg_plan(const kt_spec *spec, size_t i, const double *slots, kt_args *out,
+                    double *value, kt_diag *diag)
 {
     const kt_arg *a = &spec->args[i];
-    double count = 1, value = 0;
-    int rc = eval_problem(spec, a->value, slots, a->name, &value, diag);
+    double count = 1;
+    int rc = eval_problem(spec, a->value, slots, a->name, value, diag);
     if (rc == KT_OK && !a->scalar)
         rc = eval_problem(spec, a->size, slots, a->name, &count, diag);
     if (rc != KT_OK)
@@ -73,6 +76,15 @@ static int arg_setup(const kt_spec *spec, size_t i, const double *slots,
                        "positive whole number", spec->path, a->name, count);
     out->count[i] = (size_t)count;
     out->bytes[i] = (size_t)count * kt_dtype_size(a->type);
+    return KT_OK;
+}
+
+/* Allocate argument i and fill it: the scalar's value, or the input's
+ * seeded random or constant contents. */
+static int arg_fill(const kt_spec *spec, size_t i, double value, uint64_t seed,
+                    kt_args *out, kt_diag *diag)
+{
+    const kt_arg *a = &spec->args[i];
     out->init[i] = calloc(1, out->bytes[i]);
     if (!out->init[i])
         return kt_fail(diag, KT_ENOMEM, "argument '%s': cannot allocate %zu bytes",
@@ -85,8 +97,9 @@ static int arg_setup(const kt_spec *spec, size_t i, const double *slots,
     return KT_OK;
 }
 
-int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
-                kt_args *out, kt_diag *diag)
+/* Sizes (and, when seed is not NULL, contents) of every argument. */
+static int args_make(const kt_spec *spec, const kt_problem *prob, const uint64_t *seed,
+                     kt_args *out, kt_diag *diag)
 {
     *out = (kt_args){0};
     size_t n = spec->nargs;
@@ -100,12 +113,28 @@ int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
     out->n = n;
     if (rc == KT_OK)
         kt_spec_slots(spec, NULL, prob, slots);
-    for (size_t i = 0; rc == KT_OK && i < n; i++)
-        rc = arg_setup(spec, i, slots, seed, out, diag);
+    for (size_t i = 0; rc == KT_OK && i < n; i++) {
+        double value = 0;
+        rc = arg_plan(spec, i, slots, out, &value, diag);
+        if (rc == KT_OK && seed)
+            rc = arg_fill(spec, i, value, *seed, out, diag);
+    }
     free(slots);
     if (rc != KT_OK)
         kt_args_clear(out);
     return rc;
+}
+
+int kt_args_plan(const kt_spec *spec, const kt_problem *prob, kt_args *out,
+                 kt_diag *diag)
+{
+    return args_make(spec, prob, NULL, out, diag);
+}
+
+int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
+                kt_args *out, kt_diag *diag)
+{
+    return args_make(spec, prob, &seed, out, diag);
 }
 
 void kt_args_clear(kt_args *a)

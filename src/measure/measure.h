@@ -21,6 +21,9 @@ size_t kt_dtype_size(kt_dtype t);
  * constant).  Output-only vectors are left zeroed in init. */
 int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
                 kt_args *out, kt_diag *diag);
+/* Sizes only: count and bytes as kt_args_new gives them, init all NULL. */
+int kt_args_plan(const kt_spec *spec, const kt_problem *prob, kt_args *out,
+                 kt_diag *diag);
 void kt_args_clear(kt_args *a);
 
 /* -------------------------------------------------------------- verify */

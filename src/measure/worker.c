@@ -1,54 +1,39 @@
-/* worker.c - the isolated measurement worker: process management in the
- * tuner (top half) and evaluation inside the forked child (bottom half).
- *
- * Protocol over a socketpair: the tuner sends a request (kind, artifact
- * path); the child answers with one kt_result.  Both sides share the
- * binary, so the struct travels as bytes.  The child asks the kernel to
- * kill it when the tuner dies, so no worker outlives a killed tuner.
+/* worker.c - the measurement worker, tuner side: start the worker program
+ * (posix_spawn), hand it the setup, send it configurations, and classify
+ * how each evaluation ended: its result, a timeout (a batch of calls past
+ * its deadline, see worker.h), or the worker's death.  The worker's side
+ * is worker_child.c; what they say to each other is worker_proto.h.
  */
 #include "measure/worker.h"
 #include "core/util.h"
 #include "measure/measure.h"
+#include "measure/worker_proto.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { REQ_EVAL = 1, REQ_QUIT = 2 };
-
-/* Request header; the artifact path follows. */
-typedef struct request {
-    uint32_t kind;
-    uint32_t path_len;
-} request;
-
-/* The start of the shared region; reference outputs follow. */
-typedef struct shared_head {
-    int ready;
-    char pad[60];
-} shared_head;
+extern char **environ;
 
 struct kt_worker {
-    const kt_backend *be;
-    void *be_ctx;
     const kt_spec *spec;
-    const kt_problem *prob;
-    uint16_t *ref_cfg;     /* the configuration whose geometry the reference uses */
     kt_measure_opts opts;
-    char *ref_artifact;
-    kt_args args;
-    void *shared;          /* shared_head + reference outputs */
-    size_t shared_bytes;
-    size_t *ref_offset;    /* per argument: offset of its reference in shared */
+    char path[PATH_MAX];   /* the worker program */
+    char *setup;           /* the encoded setup every new worker receives */
+    size_t setup_len;
+    int shared_fd;         /* memfd: shared_head + reference outputs */
+    double ref_ms;         /* the reference's time per call; NAN until known */
     pid_t pid;             /* 0: no worker running */
     int fd;
 };
@@ -57,369 +42,203 @@ kt_measure_opts kt_measure_defaults(void)
 {
     return (kt_measure_opts){.min_reps = 5, .max_reps = 200, .min_time_s = 0.2,
                              .max_time_s = 3.0, .max_spread = 0.05,
-                             .energy_window_s = 0.3, .timeout_s = 30.0, .seed = 1};
+                             .energy_window_s = 0.3, .timeout_s = 0, .seed = 1};
 }
 
-/* ====================================================== child (worker) */
-
-/* What the child keeps between evaluations. */
-typedef struct child {
-    kt_worker *w;
-    double *slots;         /* expression values of the configuration */
-    void **bufs;           /* backend buffers of the vector arguments */
-    void **argv;           /* argv[i] points to argument i's value */
-    void *scratch;         /* host copy for read-back and poisoning */
-    double *times;         /* max_reps timings */
-} child;
-
-static bool is_output(const kt_arg *a) { return !a->scalar && a->access != KT_READ; }
-
-static int child_setup(child *ch, kt_diag *diag)
+static kt_result failed_result(kt_status status)
 {
-    kt_worker *w = ch->w;
-    size_t n = w->args.n, biggest = 1;
-    ch->bufs = calloc(n ? n : 1, sizeof *ch->bufs);
-    ch->argv = calloc(n ? n : 1, sizeof *ch->argv);
-    ch->times = calloc(2 * (size_t)w->opts.max_reps, sizeof *ch->times);
-    ch->slots = calloc(w->spec->nnames + 1, sizeof *ch->slots);
-    for (size_t i = 0; i < n; i++)
-        biggest = w->args.bytes[i] > biggest ? w->args.bytes[i] : biggest;
-    ch->scratch = malloc(biggest);
-    if (!ch->bufs || !ch->argv || !ch->times || !ch->scratch || !ch->slots)
-        return kt_fail(diag, KT_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        if (w->spec->args[i].scalar) {
-            ch->argv[i] = w->args.init[i];
-            continue;
-        }
-        int rc = w->be->buffer_new(w->be_ctx, w->args.bytes[i], &ch->bufs[i], diag);
-        if (rc != KT_OK)
-            return rc;
-        w->be->buffer_write(w->be_ctx, ch->bufs[i], w->args.init[i], w->args.bytes[i]);
-        ch->argv[i] = &ch->bufs[i];
-    }
-    return KT_OK;
+    return (kt_result){.status = status, .energy_j = NAN, .power_w = NAN,
+                       .time_ms = NAN, .min_ms = NAN, .spread = NAN};
 }
 
-/* Outputs start poisoned (all bits set: NaN for floats), read-write
- * arguments from their initial contents, so stale data cannot pass. */
-static void prepare_outputs(child *ch)
+/* ------------------------------------------------------------- finding */
+
+static bool executable(const char *path) { return access(path, X_OK) == 0; }
+
+/* The worker program: opts, $KTUNE_WORKER, beside the running executable,
+ * then "ktune-worker" for posix_spawnp to find on PATH. */
+static void find_program(const kt_measure_opts *o, char *out, size_t n)
 {
-    kt_worker *w = ch->w;
-    for (size_t i = 0; i < w->args.n; i++) {
-        const kt_arg *a = &w->spec->args[i];
-        if (!is_output(a))
-            continue;
-        const void *src = w->args.init[i];
-        if (a->access == KT_WRITE) {
-            memset(ch->scratch, 0xff, w->args.bytes[i]);
-            src = ch->scratch;
-        }
-        w->be->buffer_write(w->be_ctx, ch->bufs[i], src, w->args.bytes[i]);
+    const char *env = getenv("KTUNE_WORKER");
+    char self[PATH_MAX];
+    ssize_t len;
+    if (o->worker_path && o->worker_path[0]) {
+        kt_strlcpy(out, n, o->worker_path);
+    } else if (env && env[0]) {
+        kt_strlcpy(out, n, env);
+    } else if ((len = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
+        self[len] = '\0';
+        char *slash = strrchr(self, '/');
+        snprintf(out, n, "%.*s/ktune-worker", (int)(slash - self), self);
+        if (!executable(out))
+            kt_strlcpy(out, n, "ktune-worker");
+    } else {
+        kt_strlcpy(out, n, "ktune-worker");
     }
 }
 
-static void protect_inputs(child *ch, bool readonly)
+/* -------------------------------------------------------------- memory */
+
+static uint64_t default_memory_limit(void)
 {
-    kt_worker *w = ch->w;
-    if (!w->be->buffer_protect)
-        return;
-    for (size_t i = 0; i < w->args.n; i++)
-        if (!w->spec->args[i].scalar && w->spec->args[i].access == KT_READ)
-            w->be->buffer_protect(w->be_ctx, ch->bufs[i], w->args.bytes[i], readonly);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0
+               ? (uint64_t)((double)pages * (double)page * WORKER_MEMORY_SHARE)
+               : UINT64_MAX;
 }
 
-static int run_protected(child *ch, void *kernel, int reps, int inner, double *times,
-                         kt_diag *diag)
-{
-    protect_inputs(ch, true);
-    int rc = ch->w->be->run(ch->w->be_ctx, kernel, ch->argv, reps, inner, times, diag);
-    protect_inputs(ch, false);
-    return rc;
-}
+static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
-/* Check every verified output against the shared reference. */
-static bool check_outputs(child *ch, kt_result *r)
+/* Refuse, before anything is allocated, a problem whose buffers would pass
+ * the limit.  A worker holds each argument twice (its initial contents and
+ * the backend's buffer), the shared reference of each output and one
+ * scratch copy of the largest. */
+static int check_memory(const kt_spec *spec, const kt_args *a, uint64_t limit,
+                        kt_diag *diag)
 {
-    kt_worker *w = ch->w;
-    for (size_t i = 0; i < w->args.n; i++) {
-        const kt_arg *a = &w->spec->args[i];
-        if (!is_output(a) || a->check == KT_CHECK_NONE)
-            continue;
-        w->be->buffer_read(w->be_ctx, ch->scratch, ch->bufs[i], w->args.bytes[i]);
-        double err;
-        char detail[200];
-        const char *ref = (const char *)w->shared + w->ref_offset[i];
-        bool ok = kt_verify(a->type, a->check, a->threshold, ch->scratch, ref,
-                            w->args.count[i], &err, detail, sizeof detail);
-        r->max_error = fmax(r->max_error, err);
-        if (!ok) {
-            r->status = KT_STATUS_WRONG_RESULT;
-            snprintf(r->detail, sizeof r->detail, "%s: %s", a->name, detail);
-            return false;
+    double total = 0, biggest = 0;
+    size_t big = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        double b = (double)a->bytes[i];
+        total += b * (worker_is_output(&spec->args[i]) ? 3 : 2);
+        if (b > biggest) {
+            biggest = b;
+            big = i;
         }
     }
-    return true;
+    total += biggest;
+    if (total <= (double)limit)
+        return KT_OK;
+    return kt_fail(diag, KT_ERANGE, "the problem needs %.3g GiB of buffers (the largest, "
+                   "'%s', is %.3g GiB), more than the limit of %.3g GiB (half of this "
+                   "machine's memory unless set)", gib(total),
+                   a->n ? spec->args[big].name : "", gib(biggest), gib((double)limit));
 }
 
-/* Store the reference's outputs in shared memory; they must be complete. */
-static bool save_reference(child *ch, kt_result *r)
+/* ------------------------------------------------------------ starting */
+
+/* Spawn the program with the socket and the shared region at their fixed
+ * descriptors, in its own process group (a Ctrl-C meant for the tuner must
+ * not end a measurement as a 'crash'), with default signal handling. */
+static int spawn(kt_worker *w, int sock, kt_diag *diag)
 {
-    kt_worker *w = ch->w;
-    for (size_t i = 0; i < w->args.n; i++) {
-        const kt_arg *a = &w->spec->args[i];
-        if (!is_output(a))
-            continue;
-        char *dst = (char *)w->shared + w->ref_offset[i];
-        w->be->buffer_read(w->be_ctx, dst, ch->bufs[i], w->args.bytes[i]);
-        if (a->check != KT_CHECK_NONE && kt_has_nan(a->type, dst, w->args.count[i])) {
-            r->status = KT_STATUS_WRONG_RESULT;
-            snprintf(r->detail, sizeof r->detail, "the reference left NaN in '%s'",
-                     a->name);
-            return false;
-        }
-    }
-    ((shared_head *)w->shared)->ready = 1;
-    return true;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sock, WORKER_SOCK_FD);
+    posix_spawn_file_actions_adddup2(&fa, w->shared_fd, WORKER_SHARED_FD);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    char ppid[32];
+    snprintf(ppid, sizeof ppid, "%ld", (long)getpid());
+    char *argv[] = {w->path, KT_WORKER_ARG, ppid, NULL};
+    int err = strchr(w->path, '/')
+                  ? posix_spawn(&w->pid, w->path, &fa, &at, argv, environ)
+                  : posix_spawnp(&w->pid, w->path, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (err == 0)
+        return KT_OK;
+    w->pid = 0;
+    return kt_fail(diag, KT_EWORKER, "cannot start the measurement worker '%s': %s "
+                   "(hint: set KTUNE_WORKER to the ktune-worker program)", w->path,
+                   strerror(err));
 }
 
-static double energy(const kt_worker *w)
+/* Both descriptors the worker gets are first moved above the fixed numbers,
+ * so that placing one cannot overwrite the other. */
+static int high_fd(int fd)
 {
-    return w->be->energy_j ? w->be->energy_j(w->be_ctx) : kt_cpu_energy_j();
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    close(fd);
+    return high;
 }
 
-/* The device clock's mean over the samples taken (MHz; 0 if none). */
-typedef struct clock_avg {
-    double sum;
-    int n;
-} clock_avg;
+/* ----------------------------------------------------------- listening */
 
-/* Read the clock right after a batch: the device still runs at the clock
- * the batch ran at. */
-static void sample_clock(const kt_worker *w, clock_avg *c)
+/* How waiting for one answer ended. */
+enum { GOT_RESULT, GOT_EOF, GOT_TIMEOUT };
+
+/* The deadline of the batch just announced: its calls at up to
+ * WORKER_HANG_FACTOR times the reference's time each, plus the slack; the
+ * reference's own first run, of unknown length, gets the start limit. */
+static double run_deadline(const kt_worker *w, double calls)
 {
-    double mhz = w->be->clock_mhz ? w->be->clock_mhz(w->be_ctx) : 0;
-    c->sum += mhz;
-    c->n += mhz > 0;
+    if (isnan(w->ref_ms))
+        return kt_now() + (w->opts.timeout_s > 0 ? 10 * w->opts.timeout_s
+                                                  : WORKER_START_LIMIT_S);
+    return kt_now() + WORKER_HANG_SLACK_S +
+           calls * WORKER_HANG_FACTOR * w->ref_ms * 1e-3;
 }
 
-/* Calls per sample: enough that one sample lasts about MIN_SAMPLE_MS, so
- * the clock's own cost (tens of nanoseconds) stays out of short kernels'
- * times. */
-#define MIN_SAMPLE_MS 0.05
-/* Calls per batch of the energy window: about this long each. */
-#define ENERGY_BATCH_MS 5.0
-
-/* Repeat in batches of samples until the timing is stable or a limit is
- * reached; r gets the statistics.  ch->times holds the samples, then as
- * many slots to sort a copy in.  False when a run failed. */
-static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
-                           kt_result *r, kt_diag *diag)
+/* Read exactly n bytes before the deadline: 0, or GOT_EOF / GOT_TIMEOUT. */
+static int read_until(int fd, void *buf, size_t n, double deadline)
 {
-    const kt_measure_opts *o = &ch->w->opts;
-    double *times = ch->times, *sorted = ch->times + o->max_reps, total_ms = 0;
-    int reps = 0;
-    kt_summary s;
-    for (;;) {
-        int k = o->max_reps - reps < 5 ? o->max_reps - reps : 5;
-        if (run_protected(ch, kernel, k, inner, times + reps, diag) != KT_OK)
-            return false;
-        for (int i = 0; i < k; i++)
-            total_ms += times[reps + i] * inner;
-        reps += k;
-        sample_clock(ch->w, clk);
-        memcpy(sorted, times, (size_t)reps * sizeof *sorted);
-        s = kt_summarize(sorted, (size_t)reps);
-        bool enough = reps >= o->min_reps && total_ms >= o->min_time_s * 1e3;
-        if (reps >= o->max_reps || total_ms >= o->max_time_s * 1e3 ||
-            (enough && s.spread <= o->max_spread))
-            break;
-    }
-    r->time_ms = s.median;
-    r->min_ms = s.min;
-    r->spread = s.spread;
-    r->reps = reps;
-    return true;
-}
-
-/* The most the ends of an energy span may be uncertain by, as a fraction
- * of the span. */
-#define ENERGY_MAX_ERROR 0.05
-
-/* Average power while the kernel runs back to back, read between two
- * steps of the energy counter at least energy_window_s apart: NVML's
- * counter moves in steps tens of milliseconds apart, so a reading over an
- * arbitrary span is off by up to a step (a 0.3 s span on the H100 read
- * from 128 to 822 W), while one between steps is not.  A step is dated at
- * the middle of the batch (about ENERGY_BATCH_MS of calls) in which it
- * appeared, so each end is known to half its batch; the span ends at the
- * first step that keeps both halves within ENERGY_MAX_ERROR of it (a
- * descheduled process makes batches longer).  *watts is NAN when no such
- * span came; returns KT_OK unless a run failed. */
-static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
-                         kt_diag *diag)
-{
-    const kt_worker *w = ch->w;
-    int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
-    double window = w->opts.energy_window_s, dummy;
-    double e_prev = energy(w), t_prev = kt_now(), e_a = NAN, t_a = 0, half_a = 0;
-    double give_up = t_prev + 3 * window + 1;
-    *watts = NAN;
-    for (;;) {
-        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
-            return KT_EBACKEND;
-        sample_clock(w, clk);
-        double e = energy(w), t = kt_now(), mid = (t_prev + t) / 2, half = (t - t_prev) / 2;
-        if (e != e_prev && isnan(e_a) && half < window / 8) {
-            e_a = e;
-            t_a = mid;
-            half_a = half;
-        } else if (e != e_prev && !isnan(e_a) && mid - t_a >= window &&
-                   half_a + half <= ENERGY_MAX_ERROR * (mid - t_a)) {
-            *watts = (e - e_a) / (mid - t_a);
-            return KT_OK;
-        }
-        if (t > give_up)
-            return KT_OK;
-        e_prev = e;
-        t_prev = t;
-    }
-}
-
-/* Time the kernel, then read its average power (energy per call is that
- * power times the median time) and the SM clock. */
-static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
-{
-    double warm;
-    if (run_protected(ch, kernel, 1, 1, &warm, diag) != KT_OK)
-        return;
-    int inner = warm >= MIN_SAMPLE_MS ? 1
-                : warm <= MIN_SAMPLE_MS / 10000 ? 10000
-                                                : (int)ceil(MIN_SAMPLE_MS / warm);
-    clock_avg clk = {0};
-    if (!time_samples(ch, kernel, inner, &clk, r, diag))
-        return;
-    double watts = NAN;
-    if (!isnan(energy(ch->w)) && ch->w->opts.energy_window_s > 0 &&
-        energy_window(ch, kernel, r->time_ms, &clk, &watts, diag) != KT_OK)
-        return;
-    r->status = KT_STATUS_OK;
-    r->power_w = watts > 0 ? watts : NAN;
-    r->energy_j = r->power_w * r->time_ms * 1e-3;
-    r->sm_clock_mhz = clk.n ? clk.sum / clk.n : 0;
-}
-
-static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
-                       bool reference, kt_result *r)
-{
-    kt_worker *w = ch->w;
-    kt_diag diag = {{0}};
-    *r = (kt_result){.status = KT_STATUS_RUNTIME_ERROR, .energy_j = NAN,
-                     .power_w = NAN, .time_ms = NAN, .min_ms = NAN, .spread = NAN};
-    void *kernel = NULL;
-    kt_spec_slots(w->spec, cfg, w->prob, ch->slots);
-    int rc = w->be->load(w->be_ctx, artifact, ch->slots, reference, &kernel, &diag);
-    if (rc != KT_OK) {
-        if (rc == KT_ERANGE)
-            r->status = KT_STATUS_INVALID;
-        kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
-        return;
-    }
-    prepare_outputs(ch);
-    double once;
-    if (run_protected(ch, kernel, 1, 1, &once, &diag) != KT_OK)
-        kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
-    else if (reference ? save_reference(ch, r) : check_outputs(ch, r))
-        r->status = KT_STATUS_OK;
-    if (r->status == KT_STATUS_OK && !reference) {
-        r->status = KT_STATUS_RUNTIME_ERROR;
-        time_kernel(ch, kernel, r, &diag);
-        if (r->status != KT_STATUS_OK)
-            kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
-    }
-    w->be->unload(w->be_ctx, kernel);
-}
-
-/* Send exactly n bytes; false when the peer is gone.  Never raises
- * SIGPIPE: a dead peer is an ordinary outcome here. */
-static bool send_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
+    char *p = buf;
     while (n > 0) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-/* The child's whole life: set up, compute the reference if nobody has,
- * report ready, then serve requests until told to quit or orphaned. */
-static void child_main(kt_worker *w, int fd)
-{
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    /* A kernel that prints must not corrupt the tuner's stdout (--json). */
-    dup2(STDERR_FILENO, STDOUT_FILENO);
-    child ch = {.w = w};
-    kt_diag diag = {{0}};
-    kt_result r = {.status = KT_STATUS_OK};
-    if (child_setup(&ch, &diag) != KT_OK) {
-        r.status = KT_STATUS_RUNTIME_ERROR;
-        kt_strlcpy(r.detail, sizeof r.detail, diag.msg);
-    } else if (!((shared_head *)w->shared)->ready) {
-        child_eval(&ch, w->ref_artifact, w->ref_cfg, true, &r);
-    }
-    if (!send_all(fd, &r, sizeof r) || r.status != KT_STATUS_OK)
-        _exit(0);
-    request q;
-    char path[4096];
-    uint16_t *cfg = malloc((w->spec->nparams + 1) * sizeof *cfg);
-    size_t cfg_bytes = w->spec->nparams * sizeof *cfg;
-    while (cfg && kt_read_all(fd, &q, sizeof q) && q.kind == REQ_EVAL &&
-           q.path_len < sizeof path && kt_read_all(fd, path, q.path_len) &&
-           kt_read_all(fd, cfg, cfg_bytes)) {
-        path[q.path_len] = '\0';
-        child_eval(&ch, path, cfg, false, &r);
-        if (!send_all(fd, &r, sizeof r))
-            break;
-    }
-    _exit(0);
-}
-
-/* ====================================================== parent (tuner) */
-
-/* Wait for one result until the deadline: 0 got it, -1 the worker closed
- * the connection, -2 timed out. */
-static int receive(int fd, kt_result *r, double deadline)
-{
-    char *p = (char *)r;
-    size_t left = sizeof *r;
-    while (left > 0) {
         double wait_s = deadline - kt_now();
         if (wait_s <= 0)
-            return -2;
+            return GOT_TIMEOUT;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)(wait_s * 1e3) + 1);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr == 0)
-            continue; /* re-checks the deadline */
-        ssize_t k = read(fd, p, left);
+        int pr = poll(&pfd, 1, (int)fmin(wait_s * 1e3 + 1, 1e9));
+        if (pr <= 0)
+            continue; /* a signal, or time to re-check the deadline */
+        ssize_t k = read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
-            return -1;
+            return GOT_EOF;
         p += k;
-        left -= (size_t)k;
+        n -= (size_t)k;
     }
     return 0;
 }
 
-/* Stop the worker (killing it if asked) and describe how it ended. */
+/* Wait for the worker's result, following its announced batches: each
+ * message moves the deadline (worker.h, hangs), never past `cap`.  On a
+ * timeout, *why says which limit passed. */
+static int receive(kt_worker *w, kt_result *r, double cap, char *why, size_t nwhy)
+{
+    double deadline = fmin(cap, kt_now() + WORKER_HOST_LIMIT_S), calls = 0;
+    for (;;) {
+        msg_head h;
+        int got = read_until(w->fd, &h, sizeof h, deadline);
+        if (got == 0 && h.kind == MSG_RESULT && h.len == sizeof *r)
+            return read_until(w->fd, r, sizeof *r, deadline) == 0 ? GOT_RESULT : GOT_EOF;
+        if (got == 0 && h.kind == MSG_RUN && h.len == sizeof calls)
+            got = read_until(w->fd, &calls, sizeof calls, deadline);
+        if (got == GOT_TIMEOUT) {
+            if (deadline >= cap)
+                snprintf(why, nwhy, "no result within %.3g s", w->opts.timeout_s);
+            else if (h.kind == MSG_RUN && !isnan(w->ref_ms))
+                snprintf(why, nwhy, "%.0f kernel call%s did not end within %.3g s (%g "
+                         "times the reference's %.3g ms a call, plus %g s)", calls,
+                         calls == 1 ? "" : "s",
+                         WORKER_HANG_SLACK_S + calls * WORKER_HANG_FACTOR * w->ref_ms * 1e-3,
+                         WORKER_HANG_FACTOR, w->ref_ms, WORKER_HANG_SLACK_S);
+            else
+                snprintf(why, nwhy, "the worker did not answer within %g s",
+                         WORKER_HOST_LIMIT_S);
+            return GOT_TIMEOUT;
+        }
+        if (got != 0 || (h.kind != MSG_RUN && h.kind != MSG_RAN))
+            return GOT_EOF;
+        deadline = fmin(cap, h.kind == MSG_RUN ? run_deadline(w, calls)
+                                               : kt_now() + WORKER_HOST_LIMIT_S);
+    }
+}
+
+/* Stop the worker (killing it if asked) and, when r is given, describe how
+ * it ended. */
 static void reap(kt_worker *w, bool kill_it, kt_result *r)
 {
     if (!w->pid)
@@ -432,7 +251,7 @@ static void reap(kt_worker *w, bool kill_it, kt_result *r)
     close(w->fd);
     w->pid = 0;
     w->fd = -1;
-    if (!r || kill_it)
+    if (!r)
         return;
     if (WIFSIGNALED(status)) {
         r->status = KT_STATUS_CRASH;
@@ -446,43 +265,98 @@ static void reap(kt_worker *w, bool kill_it, kt_result *r)
     }
 }
 
-/* Fork a worker and wait until it is ready (reference computed). */
-static int start(kt_worker *w, kt_diag *diag)
+/* Spawn a worker, send it the setup and wait until it is ready (the first
+ * one computes the reference, whose time per call it reports). */
+static int start_once(kt_worker *w, kt_result *r, char *why, size_t nwhy, kt_diag *diag)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return kt_fail(diag, KT_EWORKER, "cannot create a socket pair: %s",
                        strerror(errno));
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    int theirs = high_fd(sv[1]);
+    int rc = theirs >= 0 ? spawn(w, theirs, diag)
+                         : kt_fail(diag, KT_EWORKER, "cannot duplicate a socket: %s",
+                                   strerror(errno));
+    if (theirs >= 0)
+        close(theirs);
+    if (rc != KT_OK) {
         close(sv[0]);
-        close(sv[1]);
-        return kt_fail(diag, KT_EWORKER, "cannot fork a worker: %s", strerror(errno));
+        return rc;
     }
-    if (pid == 0) {
-        close(sv[0]);
-        child_main(w, sv[1]);
-    }
-    close(sv[1]);
-    w->pid = pid;
     w->fd = sv[0];
-    kt_result r = {0};
-    /* The first start runs the reference, which may be slow and unoptimised. */
-    int got = receive(w->fd, &r, kt_now() + 10 * w->opts.timeout_s);
-    if (got == 0 && r.status == KT_STATUS_OK)
+    uint32_t len = (uint32_t)w->setup_len;
+    int got = GOT_EOF;
+    if (send(w->fd, &len, sizeof len, MSG_NOSIGNAL) == (ssize_t)sizeof len &&
+        send(w->fd, w->setup, len, MSG_NOSIGNAL) == (ssize_t)len) {
+        double cap = kt_now() + (w->opts.timeout_s > 0 ? 10 * w->opts.timeout_s
+                                                       : WORKER_START_LIMIT_S);
+        got = receive(w, r, cap, why, nwhy);
+    }
+    if (got == GOT_RESULT && r->status == KT_STATUS_OK) {
+        if (isnan(w->ref_ms) && r->time_ms >= 0)
+            w->ref_ms = r->time_ms;
         return KT_OK;
-    if (got == -1)
-        reap(w, false, &r);
+    }
+    if (got == GOT_EOF)
+        reap(w, false, r);
     else
         reap(w, true, NULL);
-    const char *why = got == -2 ? "timed out" : r.detail;
-    return kt_fail(diag, KT_EWORKER, "the measurement worker could not start: the "
-                   "reference run failed: %s", why);
+    return KT_EWORKER;
 }
 
-int kt_worker_new(const kt_backend *be, void *be_ctx, const kt_spec *spec,
-                  const kt_problem *prob, const char *ref_artifact,
+/* Start a worker; one that was killed while starting is started once more,
+ * since the signal may have come from outside. */
+static int start(kt_worker *w, kt_diag *diag)
+{
+    char why[256] = "";
+    kt_result r = failed_result(KT_STATUS_RUNTIME_ERROR);
+    int rc = start_once(w, &r, why, sizeof why, diag);
+    if (rc == KT_EWORKER && r.status == KT_STATUS_CRASH)
+        rc = start_once(w, &r, why, sizeof why, diag);
+    if (rc != KT_EWORKER)
+        return rc;
+    return kt_fail(diag, KT_EWORKER, "the measurement worker could not start: the "
+                   "reference run failed: %s", why[0] ? why : r.detail);
+}
+
+/* -------------------------------------------------------------- public */
+
+static int make_setup(kt_worker *w, const kt_backend *be, const kt_backend_opts *bo,
+                      const kt_problem *prob, const char *ref_artifact,
+                      const uint16_t *ref_cfg, kt_diag *diag)
+{
+    kt_args plan;
+    int rc = kt_args_plan(w->spec, prob, &plan, diag);
+    if (rc != KT_OK)
+        return rc;
+    uint64_t limit = w->opts.max_memory ? w->opts.max_memory : default_memory_limit();
+    size_t *offsets = calloc(w->spec->nargs + 1, sizeof *offsets);
+    rc = offsets ? check_memory(w->spec, &plan, limit, diag)
+                 : kt_fail(diag, KT_ENOMEM, "out of memory");
+    size_t shared = rc == KT_OK ? worker_ref_offsets(w->spec, &plan, offsets) : 0;
+    free(offsets);
+    kt_args_clear(&plan);
+    if (rc != KT_OK)
+        return rc;
+    w->shared_fd = memfd_create("ktune-reference", MFD_CLOEXEC);
+    if (w->shared_fd < 0 || ftruncate(w->shared_fd, (off_t)shared) != 0 ||
+        (w->shared_fd = high_fd(w->shared_fd)) < 0)
+        return kt_fail(diag, KT_ENOMEM, "cannot make %zu bytes of shared memory: %s",
+                       shared, strerror(errno));
+    worker_setup s = {.spec_path = w->spec->path, .source_hash = w->spec->source_hash,
+                      .problem = prob->key, .backend = (char *)be->name,
+                      .cache_dir = (char *)bo->cache_dir, .compiler = (char *)bo->compiler,
+                      .arch = (char *)bo->arch, .ref_artifact = (char *)ref_artifact,
+                      .ref_cfg = (uint16_t *)ref_cfg, .nparams = w->spec->nparams,
+                      .opts = w->opts, .shared_bytes = shared,
+                      .memory_limit = limit < UINT64_MAX / 2 ? 2 * limit + (4ull << 30) : 0};
+    if (worker_setup_encode(&s, &w->setup, &w->setup_len) != KT_OK)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    return KT_OK;
+}
+
+int kt_worker_new(const kt_backend *be, const kt_backend_opts *be_opts,
+                  const kt_spec *spec, const kt_problem *prob, const char *ref_artifact,
                   const uint16_t *ref_cfg, const kt_measure_opts *opts,
                   kt_worker **out, kt_diag *diag)
 {
@@ -490,35 +364,12 @@ int kt_worker_new(const kt_backend *be, void *be_ctx, const kt_spec *spec,
     kt_worker *w = calloc(1, sizeof *w);
     if (!w)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
-    *w = (kt_worker){.be = be, .be_ctx = be_ctx, .spec = spec, .prob = prob,
-                     .opts = *opts, .fd = -1};
+    *w = (kt_worker){.spec = spec, .opts = *opts, .shared_fd = -1, .ref_ms = NAN,
+                     .fd = -1};
     if (w->opts.max_reps < 1)
         w->opts.max_reps = 1;
-    w->ref_artifact = kt_strdup(ref_artifact);
-    w->ref_offset = calloc(spec->nargs ? spec->nargs : 1, sizeof *w->ref_offset);
-    w->ref_cfg = malloc((spec->nparams + 1) * sizeof *w->ref_cfg);
-    int rc = w->ref_artifact && w->ref_offset && w->ref_cfg
-                 ? KT_OK
-                 : kt_fail(diag, KT_ENOMEM, "out of memory");
-    if (rc == KT_OK)
-        memcpy(w->ref_cfg, ref_cfg, spec->nparams * sizeof *ref_cfg);
-    if (rc == KT_OK)
-        rc = kt_args_new(spec, prob, opts->seed, &w->args, diag);
-    size_t total = sizeof(shared_head);
-    for (size_t i = 0; rc == KT_OK && i < spec->nargs; i++) {
-        w->ref_offset[i] = total;
-        if (is_output(&spec->args[i]))
-            total += (w->args.bytes[i] + 63) & ~(size_t)63;
-    }
-    if (rc == KT_OK) {
-        w->shared = mmap(NULL, total, PROT_READ | PROT_WRITE,
-                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        w->shared_bytes = total;
-        if (w->shared == MAP_FAILED) {
-            w->shared = NULL;
-            rc = kt_fail(diag, KT_ENOMEM, "cannot map %zu bytes of shared memory", total);
-        }
-    }
+    find_program(opts, w->path, sizeof w->path);
+    int rc = make_setup(w, be, be_opts, prob, ref_artifact, ref_cfg, diag);
     if (rc == KT_OK)
         rc = start(w, diag);
     if (rc != KT_OK) {
@@ -535,48 +386,72 @@ void kt_worker_free(kt_worker *w)
         return;
     if (w->pid) {
         request q = {REQ_QUIT, 0};
-        send_all(w->fd, &q, sizeof q);
+        send(w->fd, &q, sizeof q, MSG_NOSIGNAL);
         reap(w, false, NULL);
     }
-    if (w->shared)
-        munmap(w->shared, w->shared_bytes);
-    kt_args_clear(&w->args);
-    free(w->ref_offset);
-    free(w->ref_artifact);
-    free(w->ref_cfg);
+    if (w->shared_fd >= 0)
+        close(w->shared_fd);
+    free(w->setup);
     free(w);
 }
 
-int kt_worker_eval(kt_worker *w, const char *artifact, const uint16_t *cfg,
-                   kt_result *out, kt_diag *diag)
+/* One evaluation in the running worker (started first if none runs);
+ * *died tells whether the worker ended before it answered. */
+static int eval_once(kt_worker *w, const char *artifact, const uint16_t *cfg,
+                     kt_result *out, bool *died, kt_diag *diag)
 {
+    *died = false;
     if (!w->pid) {
         int rc = start(w, diag);
         if (rc != KT_OK)
             return rc;
     }
-    *out = (kt_result){.status = KT_STATUS_RUNTIME_ERROR, .energy_j = NAN,
-                       .power_w = NAN, .time_ms = NAN, .min_ms = NAN, .spread = NAN};
-    size_t len = strlen(artifact);
+    *out = failed_result(KT_STATUS_RUNTIME_ERROR);
+    size_t len = strlen(artifact), cfg_bytes = w->spec->nparams * sizeof *cfg;
     request q = {REQ_EVAL, (uint32_t)len};
-    int got = -1;
-    if (send_all(w->fd, &q, sizeof q) && send_all(w->fd, artifact, len) &&
-        send_all(w->fd, cfg, w->spec->nparams * sizeof *cfg))
-        got = receive(w->fd, out, kt_now() + w->opts.timeout_s);
-    if (got == -2) {
+    char why[256] = "";
+    int got = GOT_EOF;
+    double cap = w->opts.timeout_s > 0 ? kt_now() + w->opts.timeout_s : INFINITY;
+    if (send(w->fd, &q, sizeof q, MSG_NOSIGNAL) == (ssize_t)sizeof q &&
+        send(w->fd, artifact, len, MSG_NOSIGNAL) == (ssize_t)len &&
+        send(w->fd, cfg, cfg_bytes, MSG_NOSIGNAL) == (ssize_t)cfg_bytes)
+        got = receive(w, out, cap, why, sizeof why);
+    if (got == GOT_TIMEOUT) {
         reap(w, true, NULL);
-        *out = (kt_result){.status = KT_STATUS_TIMEOUT, .energy_j = NAN,
-                           .power_w = NAN, .time_ms = NAN, .min_ms = NAN,
-                           .spread = NAN};
-        snprintf(out->detail, sizeof out->detail, "no result within %.3g s",
-                 w->opts.timeout_s);
-    } else if (got == -1) {
+        *out = failed_result(KT_STATUS_TIMEOUT);
+        kt_strlcpy(out->detail, sizeof out->detail, why);
+    } else if (got == GOT_EOF) {
         reap(w, false, out);
+        *died = true;
     } else if (out->status != KT_STATUS_OK) {
         /* A wrong or failed kernel may have corrupted the worker: replace it. */
         request quit = {REQ_QUIT, 0};
-        send_all(w->fd, &quit, sizeof quit);
+        send(w->fd, &quit, sizeof quit, MSG_NOSIGNAL);
         reap(w, false, NULL);
     }
+    return KT_OK;
+}
+
+int kt_worker_eval(kt_worker *w, const char *artifact, const uint16_t *cfg,
+                   kt_result *out, kt_diag *diag)
+{
+    bool died;
+    int rc = eval_once(w, artifact, cfg, out, &died, diag);
+    if (rc != KT_OK || !died)
+        return rc;
+    /* The signal may have come from outside (the OOM killer, a user's
+     * kill): measure once more in a fresh worker before blaming the kernel. */
+    char first[sizeof out->detail];
+    kt_strlcpy(first, sizeof first, out->detail);
+    rc = eval_once(w, artifact, cfg, out, &died, diag);
+    if (rc != KT_OK)
+        return rc;
+    char note[2 * sizeof out->detail + 64]; /* cut to fit below */
+    if (died)
+        snprintf(note, sizeof note, "%s, in two workers in a row", out->detail);
+    else
+        snprintf(note, sizeof note, "%s%smeasured in a second worker: the first ended "
+                 "(%s)", out->detail, out->detail[0] ? "; " : "", first);
+    kt_strlcpy(out->detail, sizeof out->detail, note);
     return KT_OK;
 }

@@ -50,7 +50,7 @@ static const char SCHEMA[] =
 /* The statements this file prepares once per handle. */
 enum {
     ST_DEVICE_GET, ST_DEVICE_PUT, ST_KERNEL_GET, ST_KERNEL_PUT, ST_PROBLEM_GET,
-    ST_PROBLEM_PUT, ST_LOOKUP, ST_RECORD, ST_COUNT, ST_N
+    ST_PROBLEM_PUT, ST_LOOKUP, ST_RECORD, ST_REMEASURE, ST_COUNT, ST_N
 };
 
 static const char *const SQL[ST_N] = {
@@ -63,11 +63,27 @@ static const char *const SQL[ST_N] = {
     [ST_LOOKUP] = "SELECT status, signal, detail, time_ms, min_ms, spread, reps,"
                   " compile_ms, energy_j, power_w, max_error, sm_clock_mhz FROM measurement"
                   " WHERE device_id = ?1 AND problem_id = ?2 AND config = ?3",
+    /* A configuration is stored once: an import keeps what is there ... */
     [ST_RECORD] = "INSERT OR IGNORE INTO measurement(device_id, problem_id, config,"
                   " status, signal, detail, time_ms, min_ms, spread, reps,"
                   " compile_ms, energy_j, power_w, max_error, sm_clock_mhz, created)"
                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
                   " ?15, coalesce(?16, strftime('%Y-%m-%dT%H:%M:%fZ','now')))",
+    /* ... while a new measurement replaces a stored failure (measured again
+     * on request), never a success. */
+    [ST_REMEASURE] = "INSERT INTO measurement(device_id, problem_id, config,"
+                     " status, signal, detail, time_ms, min_ms, spread, reps,"
+                     " compile_ms, energy_j, power_w, max_error, sm_clock_mhz, created)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                     " ?15, coalesce(?16, strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
+                     " ON CONFLICT(device_id, problem_id, config) DO UPDATE SET"
+                     " status = excluded.status, signal = excluded.signal,"
+                     " detail = excluded.detail, time_ms = excluded.time_ms,"
+                     " min_ms = excluded.min_ms, spread = excluded.spread,"
+                     " reps = excluded.reps, compile_ms = excluded.compile_ms,"
+                     " energy_j = excluded.energy_j, power_w = excluded.power_w,"
+                     " max_error = excluded.max_error, sm_clock_mhz = excluded.sm_clock_mhz,"
+                     " created = excluded.created WHERE measurement.status <> 'ok'",
     [ST_COUNT] = "SELECT count(*) FROM measurement WHERE device_id = ?1 AND problem_id = ?2",
 };
 
@@ -349,18 +365,11 @@ int kt_db_lookup(kt_db *db, int64_t device, int64_t problem, const char *config,
                                                  : db_error(db, diag, "lookup failed");
 }
 
-int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
-                 const char *config, const kt_result *r, kt_diag *diag)
+/* Store one result with st (ST_RECORD or ST_REMEASURE). */
+static int record(kt_db *db, sqlite3_stmt *st, int64_t device, int64_t problem,
+                  const char *config, const kt_result *r, const char *created,
+                  kt_diag *diag)
 {
-    return kt_db_record_at(db, device, kernel, problem, config, r, NULL, diag);
-}
-
-int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
-                    const char *config, const kt_result *r, const char *created,
-                    kt_diag *diag)
-{
-    (void)kernel; /* implied by the problem; kept in the API for clarity */
-    sqlite3_stmt *st = db->st[ST_RECORD];
     /* One INSERT in autocommit mode is one transaction. */
     sqlite3_bind_int64(st, 1, device);
     sqlite3_bind_int64(st, 2, problem);
@@ -383,6 +392,21 @@ int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
     else
         sqlite3_bind_null(st, 16);
     return step_done(db, st, diag, "cannot store the measurement");
+}
+
+int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
+                 const char *config, const kt_result *r, kt_diag *diag)
+{
+    (void)kernel; /* implied by the problem; kept in the API for clarity */
+    return record(db, db->st[ST_REMEASURE], device, problem, config, r, NULL, diag);
+}
+
+int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
+                    const char *config, const kt_result *r, const char *created,
+                    kt_diag *diag)
+{
+    (void)kernel;
+    return record(db, db->st[ST_RECORD], device, problem, config, r, created, diag);
 }
 
 int kt_db_begin(kt_db *db, kt_diag *diag) { return exec(db, "BEGIN IMMEDIATE", diag); }

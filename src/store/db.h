@@ -61,12 +61,15 @@ int kt_db_problem(kt_db *db, int64_t kernel, const char *key, int64_t *id,
 int kt_db_lookup(kt_db *db, int64_t device, int64_t problem, const char *config,
                  kt_result *out, bool *found, kt_diag *diag);
 
-/* Store one result atomically (one transaction).  A result already stored
- * for the same keys is kept (the first measurement wins) and KT_OK returned. */
+/* Store one new measurement atomically (one transaction).  It replaces a
+ * failure stored for the same keys (the configuration was measured again)
+ * but never a success, which is kept; KT_OK either way. */
 int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
                  const char *config, const kt_result *r, kt_diag *diag);
-/* The same, dated created (ISO 8601 UTC, as kt_db_row gives it) instead of
- * now: a measurement imported keeps the time it was taken. */
+/* An imported result, dated created (ISO 8601 UTC, as kt_db_row gives it)
+ * instead of now: a measurement imported keeps the time it was taken.
+ * Whatever is stored for the same keys is kept (importing twice adds
+ * nothing). */
 int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
                     const char *config, const kt_result *r, const char *created,
                     kt_diag *diag);

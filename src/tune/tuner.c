@@ -165,7 +165,7 @@ static int start_worker(run *r)
         rc = kt_fail(r->diag, KT_ECOMPILE, "the reference (%s) does not compile: %s",
                      ref ? "default configuration" : r->spec->ref_name, b.detail);
     if (rc == KT_OK)
-        rc = kt_worker_new(r->be, r->be_ctx, r->spec, &r->prob, b.artifact, def,
+        rc = kt_worker_new(r->be, &r->opts->backend, r->spec, &r->prob, b.artifact, def,
                            &r->opts->measure, &r->worker, r->diag);
     kt_builds_clear(&b, 1);
     free(def);
@@ -330,6 +330,9 @@ static int evaluate(run *r, const uint16_t *batch, size_t n)
         bool found = false;
         rc = key ? lookup(r, key, &res, &found, true)
                  : kt_fail(r->diag, KT_ENOMEM, "out of memory");
+        if (found && r->opts->retry_failed && !r->opts->replay &&
+            res.status != KT_STATUS_OK)
+            found = false; /* measured again; the new result replaces it */
         if (rc == KT_OK && found) {
             rc = record(r, cfg, key, &res, !r->opts->replay);
             free(key);

@@ -84,6 +84,10 @@ typedef struct kt_tune_opts {
                                done, as if the budget were spent; a failure
                                seen after it is not stored (the signal may
                                have reached the compiler or the worker) */
+    bool retry_failed;      /* measure again the configurations the database
+                               holds as failures (a new result replaces the
+                               stored one); default: a stored failure is
+                               reused like any result */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {

@@ -1,0 +1,457 @@
+/* worker_child.c - inside the worker program: rebuild the tuner's problem
+ * from the setup message, compute the reference once, then load, run,
+ * verify and time each configuration the tuner sends (worker_proto.h).
+ *
+ * The worker asks the kernel to kill it when the tuner dies, so no worker
+ * outlives a killed tuner, and it bounds its own address space where the
+ * backend's buffers live in host memory, so a runaway kernel meets an
+ * allocation failure instead of the machine's OOM killer.
+ */
+#include "core/util.h"
+#include "measure/measure.h"
+#include "measure/worker_proto.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* What the worker keeps between evaluations. */
+typedef struct child {
+    int fd;                /* the socket to the tuner */
+    worker_setup set;
+    const kt_backend *be;
+    void *be_ctx;
+    kt_spec *spec;
+    kt_problem prob;
+    kt_args args;
+    void *shared;          /* shared_head + reference outputs */
+    size_t *ref_offset;    /* per argument: offset of its reference in shared */
+    double *slots;         /* expression values of the configuration */
+    void **bufs;           /* backend buffers of the vector arguments */
+    void **argv;           /* argv[i] points to argument i's value */
+    void *scratch;         /* host copy for read-back and poisoning */
+    double *times;         /* 2 * max_reps timings */
+} child;
+
+/* ------------------------------------------------------------ messages */
+
+/* Send exactly n bytes; false when the peer is gone.  Never raises
+ * SIGPIPE: a dead peer is an ordinary outcome here. */
+static bool send_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static bool send_msg(child *ch, uint32_t kind, const void *payload, uint32_t len)
+{
+    msg_head h = {kind, len};
+    return send_all(ch->fd, &h, sizeof h) && send_all(ch->fd, payload, len);
+}
+
+/* ---------------------------------------------------------- evaluation */
+
+static const kt_measure_opts *opts(const child *ch) { return &ch->set.opts; }
+
+static int buffers_setup(child *ch, kt_diag *diag)
+{
+    size_t n = ch->args.n, biggest = 1;
+    ch->bufs = calloc(n ? n : 1, sizeof *ch->bufs);
+    ch->argv = calloc(n ? n : 1, sizeof *ch->argv);
+    ch->times = calloc(2 * (size_t)opts(ch)->max_reps, sizeof *ch->times);
+    ch->slots = calloc(ch->spec->nnames + 1, sizeof *ch->slots);
+    for (size_t i = 0; i < n; i++)
+        biggest = ch->args.bytes[i] > biggest ? ch->args.bytes[i] : biggest;
+    ch->scratch = malloc(biggest);
+    if (!ch->bufs || !ch->argv || !ch->times || !ch->scratch || !ch->slots)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (ch->spec->args[i].scalar) {
+            ch->argv[i] = ch->args.init[i];
+            continue;
+        }
+        int rc = ch->be->buffer_new(ch->be_ctx, ch->args.bytes[i], &ch->bufs[i], diag);
+        if (rc != KT_OK)
+            return rc;
+        ch->be->buffer_write(ch->be_ctx, ch->bufs[i], ch->args.init[i], ch->args.bytes[i]);
+        ch->argv[i] = &ch->bufs[i];
+    }
+    return KT_OK;
+}
+
+/* Outputs start poisoned (all bits set: NaN for floats), read-write
+ * arguments from their initial contents, so stale data cannot pass. */
+static void prepare_outputs(child *ch)
+{
+    for (size_t i = 0; i < ch->args.n; i++) {
+        const kt_arg *a = &ch->spec->args[i];
+        if (!worker_is_output(a))
+            continue;
+        const void *src = ch->args.init[i];
+        if (a->access == KT_WRITE) {
+            memset(ch->scratch, 0xff, ch->args.bytes[i]);
+            src = ch->scratch;
+        }
+        ch->be->buffer_write(ch->be_ctx, ch->bufs[i], src, ch->args.bytes[i]);
+    }
+}
+
+static void protect_inputs(child *ch, bool readonly)
+{
+    if (!ch->be->buffer_protect)
+        return;
+    for (size_t i = 0; i < ch->args.n; i++)
+        if (!ch->spec->args[i].scalar && ch->spec->args[i].access == KT_READ)
+            ch->be->buffer_protect(ch->be_ctx, ch->bufs[i], ch->args.bytes[i], readonly);
+}
+
+/* Run a batch of reps * inner calls, announced to the tuner, which gives
+ * it a deadline in proportion (worker.h, hangs). */
+static int run_protected(child *ch, void *kernel, int reps, int inner, double *times,
+                         kt_diag *diag)
+{
+    double calls = (double)reps * inner;
+    if (!send_msg(ch, MSG_RUN, &calls, sizeof calls))
+        _exit(0); /* the tuner is gone */
+    protect_inputs(ch, true);
+    int rc = ch->be->run(ch->be_ctx, kernel, ch->argv, reps, inner, times, diag);
+    protect_inputs(ch, false);
+    if (!send_msg(ch, MSG_RAN, NULL, 0))
+        _exit(0);
+    return rc;
+}
+
+/* Check every verified output against the shared reference. */
+static bool check_outputs(child *ch, kt_result *r)
+{
+    for (size_t i = 0; i < ch->args.n; i++) {
+        const kt_arg *a = &ch->spec->args[i];
+        if (!worker_is_output(a) || a->check == KT_CHECK_NONE)
+            continue;
+        ch->be->buffer_read(ch->be_ctx, ch->scratch, ch->bufs[i], ch->args.bytes[i]);
+        double err;
+        char detail[200];
+        const char *ref = (const char *)ch->shared + ch->ref_offset[i];
+        bool ok = kt_verify(a->type, a->check, a->threshold, ch->scratch, ref,
+                            ch->args.count[i], &err, detail, sizeof detail);
+        r->max_error = fmax(r->max_error, err);
+        if (!ok) {
+            r->status = KT_STATUS_WRONG_RESULT;
+            snprintf(r->detail, sizeof r->detail, "%s: %s", a->name, detail);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Store the reference's outputs in shared memory; they must be complete. */
+static bool save_reference(child *ch, kt_result *r)
+{
+    for (size_t i = 0; i < ch->args.n; i++) {
+        const kt_arg *a = &ch->spec->args[i];
+        if (!worker_is_output(a))
+            continue;
+        char *dst = (char *)ch->shared + ch->ref_offset[i];
+        ch->be->buffer_read(ch->be_ctx, dst, ch->bufs[i], ch->args.bytes[i]);
+        if (a->check != KT_CHECK_NONE && kt_has_nan(a->type, dst, ch->args.count[i])) {
+            r->status = KT_STATUS_WRONG_RESULT;
+            snprintf(r->detail, sizeof r->detail, "the reference left NaN in '%s'",
+                     a->name);
+            return false;
+        }
+    }
+    ((shared_head *)ch->shared)->ready = 1;
+    return true;
+}
+
+static double energy(const child *ch)
+{
+    return ch->be->energy_j ? ch->be->energy_j(ch->be_ctx) : kt_cpu_energy_j();
+}
+
+/* The device clock's mean over the samples taken (MHz; 0 if none). */
+typedef struct clock_avg {
+    double sum;
+    int n;
+} clock_avg;
+
+/* Read the clock right after a batch: the device still runs at the clock
+ * the batch ran at. */
+static void sample_clock(const child *ch, clock_avg *c)
+{
+    double mhz = ch->be->clock_mhz ? ch->be->clock_mhz(ch->be_ctx) : 0;
+    c->sum += mhz;
+    c->n += mhz > 0;
+}
+
+/* Calls per sample: enough that one sample lasts about MIN_SAMPLE_MS, so
+ * the clock's own cost (tens of nanoseconds) stays out of short kernels'
+ * times. */
+#define MIN_SAMPLE_MS 0.05
+/* Calls per batch of the energy window: about this long each. */
+#define ENERGY_BATCH_MS 5.0
+
+/* Repeat in batches of samples until the timing is stable or a limit is
+ * reached; r gets the statistics.  ch->times holds the samples, then as
+ * many slots to sort a copy in.  False when a run failed. */
+static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
+                         kt_result *r, kt_diag *diag)
+{
+    const kt_measure_opts *o = opts(ch);
+    double *times = ch->times, *sorted = ch->times + o->max_reps, total_ms = 0;
+    int reps = 0;
+    kt_summary s;
+    for (;;) {
+        int k = o->max_reps - reps < 5 ? o->max_reps - reps : 5;
+        if (run_protected(ch, kernel, k, inner, times + reps, diag) != KT_OK)
+            return false;
+        for (int i = 0; i < k; i++)
+            total_ms += times[reps + i] * inner;
+        reps += k;
+        sample_clock(ch, clk);
+        memcpy(sorted, times, (size_t)reps * sizeof *sorted);
+        s = kt_summarize(sorted, (size_t)reps);
+        bool enough = reps >= o->min_reps && total_ms >= o->min_time_s * 1e3;
+        if (reps >= o->max_reps || total_ms >= o->max_time_s * 1e3 ||
+            (enough && s.spread <= o->max_spread))
+            break;
+    }
+    r->time_ms = s.median;
+    r->min_ms = s.min;
+    r->spread = s.spread;
+    r->reps = reps;
+    return true;
+}
+
+/* The most the ends of an energy span may be uncertain by, as a fraction
+ * of the span. */
+#define ENERGY_MAX_ERROR 0.05
+
+/* Average power while the kernel runs back to back, read between two
+ * steps of the energy counter at least energy_window_s apart: NVML's
+ * counter moves in steps tens of milliseconds apart, so a reading over an
+ * arbitrary span is off by up to a step (a 0.3 s span on the H100 read
+ * from 128 to 822 W), while one between steps is not.  A step is dated at
+ * the middle of the batch (about ENERGY_BATCH_MS of calls) in which it
+ * appeared, so each end is known to half its batch; the span ends at the
+ * first step that keeps both halves within ENERGY_MAX_ERROR of it (a
+ * descheduled process makes batches longer).  *watts is NAN when no such
+ * span came; returns KT_OK unless a run failed. */
+static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
+                         kt_diag *diag)
+{
+    int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
+    double window = opts(ch)->energy_window_s, dummy;
+    double e_prev = energy(ch), t_prev = kt_now(), e_a = NAN, t_a = 0, half_a = 0;
+    double give_up = t_prev + 3 * window + 1;
+    *watts = NAN;
+    for (;;) {
+        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
+            return KT_EBACKEND;
+        sample_clock(ch, clk);
+        double e = energy(ch), t = kt_now(), mid = (t_prev + t) / 2, half = (t - t_prev) / 2;
+        if (e != e_prev && isnan(e_a) && half < window / 8) {
+            e_a = e;
+            t_a = mid;
+            half_a = half;
+        } else if (e != e_prev && !isnan(e_a) && mid - t_a >= window &&
+                   half_a + half <= ENERGY_MAX_ERROR * (mid - t_a)) {
+            *watts = (e - e_a) / (mid - t_a);
+            return KT_OK;
+        }
+        if (t > give_up)
+            return KT_OK;
+        e_prev = e;
+        t_prev = t;
+    }
+}
+
+/* Time the kernel, then read its average power (energy per call is that
+ * power times the median time) and the SM clock. */
+static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
+{
+    double warm;
+    if (run_protected(ch, kernel, 1, 1, &warm, diag) != KT_OK)
+        return;
+    int inner = warm >= MIN_SAMPLE_MS ? 1
+                : warm <= MIN_SAMPLE_MS / 10000 ? 10000
+                                                : (int)ceil(MIN_SAMPLE_MS / warm);
+    clock_avg clk = {0};
+    if (!time_samples(ch, kernel, inner, &clk, r, diag))
+        return;
+    double watts = NAN;
+    if (!isnan(energy(ch)) && opts(ch)->energy_window_s > 0 &&
+        energy_window(ch, kernel, r->time_ms, &clk, &watts, diag) != KT_OK)
+        return;
+    r->status = KT_STATUS_OK;
+    r->power_w = watts > 0 ? watts : NAN;
+    r->energy_j = r->power_w * r->time_ms * 1e-3;
+    r->sm_clock_mhz = clk.n ? clk.sum / clk.n : 0;
+}
+
+/* Evaluate one configuration, or (reference) compute the reference; the
+ * reference's r->time_ms is its one call's time, which sets the tuner's
+ * hang deadlines. */
+static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
+                       bool reference, kt_result *r)
+{
+    kt_diag diag = {{0}};
+    *r = (kt_result){.status = KT_STATUS_RUNTIME_ERROR, .energy_j = NAN,
+                     .power_w = NAN, .time_ms = NAN, .min_ms = NAN, .spread = NAN};
+    void *kernel = NULL;
+    kt_spec_slots(ch->spec, cfg, &ch->prob, ch->slots);
+    int rc = ch->be->load(ch->be_ctx, artifact, ch->slots, reference, &kernel, &diag);
+    if (rc != KT_OK) {
+        if (rc == KT_ERANGE)
+            r->status = KT_STATUS_INVALID;
+        kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
+        return;
+    }
+    prepare_outputs(ch);
+    double once;
+    if (run_protected(ch, kernel, 1, 1, &once, &diag) != KT_OK)
+        kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
+    else if (reference ? save_reference(ch, r) : check_outputs(ch, r))
+        r->status = KT_STATUS_OK;
+    if (r->status == KT_STATUS_OK && reference)
+        r->time_ms = once;
+    if (r->status == KT_STATUS_OK && !reference) {
+        r->status = KT_STATUS_RUNTIME_ERROR;
+        time_kernel(ch, kernel, r, &diag);
+        if (r->status != KT_STATUS_OK)
+            kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
+    }
+    ch->be->unload(ch->be_ctx, kernel);
+}
+
+/* --------------------------------------------------------------- setup */
+
+/* Bound the address space where buffers live in host memory: the limit
+ * leaves room for the program and its libraries.  Sanitizer builds map
+ * terabytes of shadow memory, so they are left unbounded. */
+static void limit_memory(const child *ch)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+    if (!ch->be->host_memory || !ch->set.memory_limit)
+        return;
+    struct rlimit lim = {.rlim_cur = ch->set.memory_limit, .rlim_max = ch->set.memory_limit};
+    setrlimit(RLIMIT_AS, &lim);
+#else
+    (void)ch;
+#endif
+}
+
+/* Load what the setup names: the spec (the same kernel the tuner has),
+ * the problem, the backend, the shared region and the arguments. */
+static int child_open(child *ch, const kt_backend *be, kt_diag *diag)
+{
+    worker_setup *s = &ch->set;
+    int rc = kt_spec_load(s->spec_path, NULL, NULL, &ch->spec, diag);
+    if (rc == KT_OK && (!s->source_hash || strcmp(s->source_hash, ch->spec->source_hash)))
+        rc = kt_fail(diag, KT_ESPEC, "%s changed while tuning: the worker read another "
+                     "kernel than the tuner", s->spec_path);
+    if (rc == KT_OK)
+        rc = kt_problem_parse(ch->spec, s->problem, &ch->prob, diag);
+    ch->be = be ? be : kt_backend_find(s->backend);
+    if (rc == KT_OK && !ch->be)
+        rc = kt_fail(diag, KT_EBACKEND, "the worker has no backend '%s'", s->backend);
+    kt_backend_opts bo = {.cache_dir = s->cache_dir, .jobs = 1, .compiler = s->compiler,
+                          .arch = s->arch, .worker = true};
+    if (rc == KT_OK)
+        rc = ch->be->open(ch->spec, &bo, &ch->be_ctx, diag);
+    if (rc != KT_OK)
+        return rc;
+    limit_memory(ch);
+    ch->shared = mmap(NULL, s->shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+                      WORKER_SHARED_FD, 0);
+    if (ch->shared == MAP_FAILED) {
+        ch->shared = NULL;
+        return kt_fail(diag, KT_EWORKER, "cannot map the shared reference: %s",
+                       strerror(errno));
+    }
+    rc = kt_args_new(ch->spec, &ch->prob, s->opts.seed, &ch->args, diag);
+    ch->ref_offset = rc == KT_OK ? calloc(ch->spec->nargs + 1, sizeof *ch->ref_offset)
+                                 : NULL;
+    if (rc == KT_OK && !ch->ref_offset)
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK &&
+        worker_ref_offsets(ch->spec, &ch->args, ch->ref_offset) > s->shared_bytes)
+        rc = kt_fail(diag, KT_EWORKER, "the shared reference is smaller than the outputs");
+    return rc == KT_OK ? buffers_setup(ch, diag) : rc;
+}
+
+/* The setup message: a u32 length, then the encoding. */
+static int read_setup(child *ch, kt_diag *diag)
+{
+    uint32_t len = 0;
+    if (!kt_read_all(ch->fd, &len, sizeof len) || len > (64u << 20))
+        return kt_fail(diag, KT_EWORKER, "no setup from the tuner");
+    char *buf = malloc(len ? len : 1);
+    int rc = buf && kt_read_all(ch->fd, buf, len)
+                 ? worker_setup_decode(buf, len, &ch->set, diag)
+                 : kt_fail(diag, KT_EWORKER, "no setup from the tuner");
+    free(buf);
+    return rc;
+}
+
+/* ---------------------------------------------------------- the serving */
+
+/* Answer evaluation requests until told to quit or the tuner is gone. */
+static void serve_requests(child *ch)
+{
+    request q;
+    char path[4096];
+    kt_result r;
+    size_t cfg_bytes = ch->spec->nparams * sizeof(uint16_t);
+    uint16_t *cfg = malloc(cfg_bytes + sizeof(uint16_t));
+    while (cfg && kt_read_all(ch->fd, &q, sizeof q) && q.kind == REQ_EVAL &&
+           q.path_len < sizeof path && kt_read_all(ch->fd, path, q.path_len) &&
+           kt_read_all(ch->fd, cfg, cfg_bytes)) {
+        path[q.path_len] = '\0';
+        child_eval(ch, path, cfg, false, &r);
+        if (!send_msg(ch, MSG_RESULT, &r, sizeof r))
+            break;
+    }
+    free(cfg);
+}
+
+int kt_worker_serve(int argc, char **argv, const kt_backend *be)
+{
+    if (argc != 3 || strcmp(argv[1], KT_WORKER_ARG) != 0)
+        return 2;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != (pid_t)atol(argv[2]))
+        return 0; /* the tuner died before the line above */
+    /* A kernel that prints must not corrupt the tuner's stdout (--json). */
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    child ch = {.fd = WORKER_SOCK_FD};
+    kt_diag diag = {{0}};
+    kt_result r = {.status = KT_STATUS_OK, .time_ms = NAN};
+    if (read_setup(&ch, &diag) != KT_OK || child_open(&ch, be, &diag) != KT_OK) {
+        r.status = KT_STATUS_RUNTIME_ERROR;
+        kt_strlcpy(r.detail, sizeof r.detail, diag.msg);
+    } else if (!((shared_head *)ch.shared)->ready) {
+        child_eval(&ch, ch.set.ref_artifact, ch.set.ref_cfg, true, &r);
+    }
+    if (send_msg(&ch, MSG_RESULT, &r, sizeof r) && r.status == KT_STATUS_OK)
+        serve_requests(&ch);
+    /* Exit without tearing down: the tuner only needs the process gone. */
+    _exit(0);
+}
