@@ -7,7 +7,9 @@
 #   3. ktune tune kernels/gemm/gemm-cuda.json --problem M=4096,N=4096,K=4096
 #      (capped), its measurements exported with time and energy;
 #   4. gemm_bench.sh: odd-shape checks, FP32/FP16/BF16 tuned at four sizes
-#      beside cuBLAS and Triton, and the table.
+#      beside cuBLAS and Triton, and the table (skipped with CHECKS_ONLY=1,
+#      which runs instead the planted faults with default limits, no
+#      --timeout, timed).
 # Each check prints "PASS ..." or "FAIL ..."; the exit status counts FAILs.
 #
 #   make bundle                 (here; copy build/bundle, kernels/, tests/kernels/,
@@ -66,6 +68,17 @@ set -- $(head -n 1 "$OUT/sgemm-energy.txt") 0 0 0
 check "sgemm 4096^3: rc=$rc, $1 rows stored, $2 verified, $3 with time and energy" \
     $((rc + ($3 == 0) + ($3 != $2)))
 
-sh "$HERE/gemm_bench.sh" "$OUT" "$DIR"
+if [ "${CHECKS_ONLY:-0}" = 1 ]; then
+    start=$(date +%s.%N)
+    $KT tune "$DIR/tests/kernels/faulty-cuda.json" --strategy brute_force \
+        --db "$OUT/faulty-default.db" --cache "$OUT/cache" > "$OUT/faulty-default.txt" 2>&1
+    rc=$?
+    secs=$(echo "$(date +%s.%N) - $start" | bc)
+    cat "$OUT/faulty-default.txt"
+    $KT db list --db "$OUT/faulty-default.db" | cut -c1-200
+    check "faulty kernels with default limits: rc=$rc in $secs s" $rc
+else
+    sh "$HERE/gemm_bench.sh" "$OUT" "$DIR"
+fi
 echo "failed checks: $fails"
 exit $fails

@@ -168,39 +168,91 @@ static int high_fd(int fd)
 /* How waiting for one answer ended. */
 enum { GOT_RESULT, GOT_EOF, GOT_TIMEOUT };
 
-/* The deadline of the batch just announced: its calls at up to
- * WORKER_HANG_FACTOR times the reference's time each, plus the slack; the
- * reference's own first run, of unknown length, gets the start limit. */
-static double run_deadline(const kt_worker *w, double calls)
+/* The worker's processor time so far in seconds, all threads (NAN when
+ * unreadable). */
+static double cpu_seconds(pid_t pid)
 {
-    if (isnan(w->ref_ms))
-        return kt_now() + (w->opts.timeout_s > 0 ? 10 * w->opts.timeout_s
-                                                  : WORKER_START_LIMIT_S);
-    return kt_now() + WORKER_HANG_SLACK_S +
-           calls * WORKER_HANG_FACTOR * w->ref_ms * 1e-3;
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *after = strrchr(buf, ')'); /* the name may hold anything */
+    unsigned long utime, stime;
+    if (!after || sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+                         &utime, &stime) != 2)
+        return NAN;
+    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* Read exactly n bytes before the deadline: 0, or GOT_EOF / GOT_TIMEOUT. */
-static int read_until(int fd, void *buf, size_t n, double deadline)
+/* A batch of kernel calls under way and what it may take (worker.h). */
+typedef struct batch {
+    double calls;
+    double allowance;      /* seconds of processor time */
+    double cpu0;           /* the worker's processor time when it began */
+    double wall_end;       /* the hard end, whatever the processor time */
+} batch;
+
+/* Allowance of a batch: its calls at up to WORKER_HANG_FACTOR times the
+ * reference's time each, plus the slack; the reference's own first run, of
+ * unknown length, gets the start limit. */
+static batch batch_begin(const kt_worker *w, double calls)
 {
-    char *p = buf;
-    while (n > 0) {
+    double allow = isnan(w->ref_ms) ? (w->opts.timeout_s > 0 ? 10 * w->opts.timeout_s
+                                                             : WORKER_START_LIMIT_S)
+                                    : WORKER_HANG_SLACK_S +
+                                          calls * WORKER_HANG_FACTOR * w->ref_ms * 1e-3;
+    return (batch){.calls = calls, .allowance = allow, .cpu0 = cpu_seconds(w->pid),
+                   .wall_end = kt_now() + WORKER_HANG_WALL * allow};
+}
+
+/* When a batch's wall-clock allowance has passed: the new deadline if the
+ * worker has not yet had its allowance of processor time (a loaded machine
+ * slows a kernel down, a hung kernel keeps burning its share), else 0. */
+static double batch_extend(const kt_worker *w, const batch *b)
+{
+    double used = cpu_seconds(w->pid) - b->cpu0, now = kt_now();
+    if (!(used < b->allowance) || now >= b->wall_end)
+        return 0;
+    return fmin(b->wall_end, now + fmax(0.05, b->allowance - used));
+}
+
+/* Wait until fd is readable or the deadline passes: 0 or GOT_TIMEOUT. */
+static int wait_readable(int fd, double deadline)
+{
+    for (;;) {
         double wait_s = deadline - kt_now();
         if (wait_s <= 0)
             return GOT_TIMEOUT;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)fmin(wait_s * 1e3 + 1, 1e9));
-        if (pr <= 0)
-            continue; /* a signal, or time to re-check the deadline */
-        ssize_t k = read(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return GOT_EOF;
-        p += k;
-        n -= (size_t)k;
+        if (poll(&pfd, 1, (int)fmin(wait_s * 1e3 + 1, 1e9)) > 0)
+            return 0;
     }
-    return 0;
+}
+
+/* Read one message's payload of n bytes (it is already on its way). */
+static bool read_payload(int fd, void *buf, size_t n)
+{
+    return n == 0 || (wait_readable(fd, kt_now() + WORKER_HOST_LIMIT_S) == 0 &&
+                      kt_read_all(fd, buf, n));
+}
+
+static void timeout_reason(const kt_worker *w, const batch *b, bool in_batch, bool capped,
+                           char *why, size_t nwhy)
+{
+    if (capped)
+        snprintf(why, nwhy, "no result within %.3g s", w->opts.timeout_s);
+    else if (in_batch && !isnan(w->ref_ms))
+        snprintf(why, nwhy, "%.0f kernel call%s did not end within %.3g s of processor "
+                 "time (%g times the reference's %.3g ms a call, plus %g s)", b->calls,
+                 b->calls == 1 ? "" : "s", b->allowance, WORKER_HANG_FACTOR, w->ref_ms,
+                 WORKER_HANG_SLACK_S);
+    else if (in_batch)
+        snprintf(why, nwhy, "the reference did not finish within %.3g s", b->allowance);
+    else
+        snprintf(why, nwhy, "the worker did not answer within %g s", WORKER_HOST_LIMIT_S);
 }
 
 /* Wait for the worker's result, following its announced batches: each
@@ -208,32 +260,35 @@ static int read_until(int fd, void *buf, size_t n, double deadline)
  * timeout, *why says which limit passed. */
 static int receive(kt_worker *w, kt_result *r, double cap, char *why, size_t nwhy)
 {
-    double deadline = fmin(cap, kt_now() + WORKER_HOST_LIMIT_S), calls = 0;
+    double deadline = kt_now() + WORKER_HOST_LIMIT_S;
+    bool in_batch = false;
+    batch b = {0};
     for (;;) {
-        msg_head h;
-        int got = read_until(w->fd, &h, sizeof h, deadline);
-        if (got == 0 && h.kind == MSG_RESULT && h.len == sizeof *r)
-            return read_until(w->fd, r, sizeof *r, deadline) == 0 ? GOT_RESULT : GOT_EOF;
-        if (got == 0 && h.kind == MSG_RUN && h.len == sizeof calls)
-            got = read_until(w->fd, &calls, sizeof calls, deadline);
-        if (got == GOT_TIMEOUT) {
-            if (deadline >= cap)
-                snprintf(why, nwhy, "no result within %.3g s", w->opts.timeout_s);
-            else if (h.kind == MSG_RUN && !isnan(w->ref_ms))
-                snprintf(why, nwhy, "%.0f kernel call%s did not end within %.3g s (%g "
-                         "times the reference's %.3g ms a call, plus %g s)", calls,
-                         calls == 1 ? "" : "s",
-                         WORKER_HANG_SLACK_S + calls * WORKER_HANG_FACTOR * w->ref_ms * 1e-3,
-                         WORKER_HANG_FACTOR, w->ref_ms, WORKER_HANG_SLACK_S);
-            else
-                snprintf(why, nwhy, "the worker did not answer within %g s",
-                         WORKER_HOST_LIMIT_S);
+        if (wait_readable(w->fd, fmin(cap, deadline)) == GOT_TIMEOUT) {
+            double more = in_batch && kt_now() < cap ? batch_extend(w, &b) : 0;
+            if (more > 0) {
+                deadline = more;
+                continue;
+            }
+            timeout_reason(w, &b, in_batch, kt_now() >= cap, why, nwhy);
             return GOT_TIMEOUT;
         }
-        if (got != 0 || (h.kind != MSG_RUN && h.kind != MSG_RAN))
+        msg_head h;
+        double calls = 0;
+        if (!kt_read_all(w->fd, &h, sizeof h))
             return GOT_EOF;
-        deadline = fmin(cap, h.kind == MSG_RUN ? run_deadline(w, calls)
-                                               : kt_now() + WORKER_HOST_LIMIT_S);
+        if (h.kind == MSG_RESULT && h.len == sizeof *r)
+            return read_payload(w->fd, r, sizeof *r) ? GOT_RESULT : GOT_EOF;
+        if (h.kind == MSG_RUN && h.len == sizeof calls && read_payload(w->fd, &calls, h.len)) {
+            b = batch_begin(w, calls);
+            deadline = kt_now() + b.allowance;
+            in_batch = true;
+        } else if (h.kind == MSG_RAN && h.len == 0) {
+            deadline = kt_now() + WORKER_HOST_LIMIT_S;
+            in_batch = false;
+        } else {
+            return GOT_EOF;
+        }
     }
 }
 

@@ -10,10 +10,13 @@
  * may have ended it.  Reference outputs are computed once, by the first
  * worker, into memory shared with all later ones.
  *
- * Hangs: the worker announces each batch of kernel calls; a batch that
- * outlasts WORKER_HANG_FACTOR times the reference's own time per call (plus
- * WORKER_HANG_SLACK_S) is a timeout.  An explicit timeout_s also caps a
- * whole evaluation.
+ * Hangs: the worker announces each batch of kernel calls; a batch may take
+ * WORKER_HANG_FACTOR times the reference's own time per call, plus
+ * WORKER_HANG_SLACK_S, counted in the worker's processor time (a loaded
+ * machine slows a kernel without making it hang, while a hung kernel keeps
+ * burning its share) and at most WORKER_HANG_WALL times that in wall-clock
+ * time (a kernel that hangs without spinning).  An explicit timeout_s also
+ * caps a whole evaluation.
  *
  * Threads: a kt_worker is used by one thread; it may be created whatever
  * threads the process runs.
@@ -27,6 +30,7 @@
  * per call, plus the slack, before it counts as hung. */
 #define WORKER_HANG_FACTOR 100.0
 #define WORKER_HANG_SLACK_S 1.0
+#define WORKER_HANG_WALL 10.0
 /* Host-side work between batches (loading, verifying) may take this long. */
 #define WORKER_HOST_LIMIT_S 60.0
 /* Without an explicit limit, the first worker's start (the reference run,
