@@ -43,7 +43,16 @@ static const char USAGE[] =
     "  --seed N            seed for the strategy and the input data (default 1)\n"
     "  --jobs N            parallel compilations, 1 to 1024 (default: number of\n"
     "                      CPUs)\n"
-    "  --timeout S         limit for one configuration's evaluation (default 30)\n"
+    "  --timeout S         cap one configuration's whole evaluation at S seconds\n"
+    "                      (default: no cap; a batch of kernel calls that uses\n"
+    "                      100 times the reference's time per call plus 1 s of\n"
+    "                      processor time is a timeout either way)\n"
+    "  --max-memory GIB    the kernel's buffers may take at most GIB gibibytes\n"
+    "                      (default: half of this machine's memory); a larger\n"
+    "                      problem is refused before anything is allocated\n"
+    "  --retry-failed      measure again the configurations the database holds\n"
+    "                      as failures (crash, timeout, ...); the new result\n"
+    "                      replaces the stored one\n"
     "  --cache DIR         compiled-kernel cache (default .ktune-cache)\n"
     "  --energy-window S   run each configuration at least S seconds for its\n"
     "                      energy reading, where energy is readable (default 0.3;\n"
@@ -301,6 +310,17 @@ static int parse_window(const char *text, double *out)
     return rc;
 }
 
+/* --max-memory: gibibytes, from a mebibyte up to a pebibyte. */
+static int parse_memory(const char *text, uint64_t *bytes)
+{
+    double gib = 0;
+    int rc = cli_parse_double("tune", "--max-memory", text, &gib);
+    if (rc == CLI_OK && !(gib >= 1.0 / 1024 && gib <= 1024 * 1024))
+        rc = cli_usage_error("tune", "--max-memory must be 0.001 to 1048576 GiB");
+    *bytes = (uint64_t)(gib * 1024 * 1024 * 1024);
+    return rc;
+}
+
 /* --strategy: a registered strategy, or predict / predict+search. */
 static int check_strategy(const char *name)
 {
@@ -331,8 +351,13 @@ static int parse_option(int c, tune_args *a)
         rc = cli_parse_range("tune", "--jobs", optarg, 1, 1024, &u);
         o->backend.jobs = (int)u;
         break;
-    case 'T': rc = cli_parse_double("tune", "--timeout", optarg, &o->measure.timeout_s);
-              break;
+    case 'T':
+        rc = cli_parse_double("tune", "--timeout", optarg, &o->measure.timeout_s);
+        if (rc == CLI_OK && !(o->measure.timeout_s > 0))
+            rc = cli_usage_error("tune", "--timeout must be positive");
+        break;
+    case 'X': rc = parse_memory(optarg, &o->measure.max_memory); break;
+    case 'R': o->retry_failed = true; break;
     case 'c': o->backend.cache_dir = optarg; break;
     case 'O': o->no_overlap = true; break;
     case 'E': rc = parse_window(optarg, &o->measure.energy_window_s); break;
@@ -365,6 +390,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"replay", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
         {"model", required_argument, 0, 'm'},   {"top", required_argument, 0, 'k'},
         {"warm", required_argument, 0, 'w'},    {"map", no_argument, 0, 'M'},
+        {"max-memory", required_argument, 0, 'X'}, {"retry-failed", no_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;

@@ -1,0 +1,37 @@
+# isolation.sh - the measurement limits from the command line: the planted
+# faults with default options end within 15 s, each classified; buffers
+# past --max-memory are refused before anything is allocated; stored
+# failures are measured again with --retry-failed.
+. "$(dirname "$0")/lib.sh"
+SPEC=tests/kernels/faulty.json
+
+start=$(date +%s)
+"$KTUNE" tune "$SPEC" --strategy brute_force --db "$TMP/f.db" --cache "$TMP/cache" \
+    --json >"$TMP/f.json" 2>"$TMP/f.err" || true
+secs=$(($(date +%s) - start))
+[ "$secs" -lt 15 ] || fail "the planted faults took $secs s"
+grep -q '"timeout": 2,' "$TMP/f.json" && grep -q '"crash": 6,' "$TMP/f.json" &&
+    grep -q '"ok": 4,' "$TMP/f.json" || fail "classes: $(cat "$TMP/f.json")"
+pass "planted faults with default options: $secs s, every fault classified"
+
+expect_fail 1 'needs [0-9.]+ GiB of buffers.*limit of 0.001 GiB' \
+    "$KTUNE" tune "$SPEC" --problem N=1000000 --max-memory 0.001 --db "$TMP/m.db" \
+    --cache "$TMP/cache"
+expect_fail 2 'max-memory (must be|expects a positive)' "$KTUNE" tune "$SPEC" --max-memory 0 --db "$TMP/m.db"
+expect_fail 2 'timeout (must be|expects a positive)' "$KTUNE" tune "$SPEC" --timeout 0 --db "$TMP/m.db"
+pass "--max-memory refuses big buffers first; bad limits are usage errors"
+
+run() {
+    "$KTUNE" tune "$SPEC" --budget 1 --db "$TMP/r.db" --cache "$TMP/cache" --json "$@" \
+        >"$TMP/r.json" 2>"$TMP/r.err" || true
+}
+run
+sqlite3 "$TMP/r.db" "UPDATE measurement SET status = 'crash', signal = 9, time_ms = NULL"
+run
+[ "$(json_get "$TMP/r.json" cached)" = 1 ] || fail "stored failure: $(cat "$TMP/r.json")"
+run --retry-failed
+[ "$(json_get "$TMP/r.json" measured)" = 1 ] && grep -q '"ok": 1,' "$TMP/r.json" ||
+    fail "--retry-failed: $(cat "$TMP/r.json")"
+[ "$(sqlite3 "$TMP/r.db" "SELECT status FROM measurement")" = ok ] ||
+    fail "the new result did not replace the failure"
+pass "--retry-failed measures stored failures again and replaces them"
