@@ -40,7 +40,8 @@ extern "C" {
     X(EDONE, -12, "no more configurations")                                   \
     X(ERANGE, -13, "value out of range")                                      \
     X(EEMPTY, -14, "the search space has no valid configuration")             \
-    X(EFORMAT, -15, "unsupported or corrupt file format")
+    X(EFORMAT, -15, "unsupported or corrupt file format")                   \
+    X(ECANCELED, -16, "stopped on request")
 
 enum kt_error {
 #define KT_ERROR_ENUM(name, value, msg) KT_##name = (value),

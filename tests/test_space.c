@@ -48,6 +48,29 @@ static uint64_t naive_count(const kt_spec *spec, const kt_problem *prob)
     }
 }
 
+/* Enumeration visits valid configurations in strictly increasing order. */
+typedef struct order_check {
+    kt_space *s;
+    size_t np;
+    uint16_t prev[16];
+    uint64_t n;
+} order_check;
+
+static int visit_in_order(void *user, const uint16_t *cfg)
+{
+    order_check *oc = user;
+    CHECK(kt_space_is_valid(oc->s, cfg));
+    if (oc->n > 0) {
+        size_t i = 0;
+        while (i < oc->np && cfg[i] == oc->prev[i])
+            i++;
+        CHECK(i < oc->np && cfg[i] > oc->prev[i]);
+    }
+    memcpy(oc->prev, cfg, oc->np * sizeof *cfg);
+    oc->n++;
+    return 0;
+}
+
 #define P(name, values) "{\"Name\": \"" name "\", \"Type\": \"int\", \"Values\": \"" values "\"}"
 #define C(expr) "{\"Parameters\": [], \"Expression\": \"" expr "\"}"
 
@@ -63,6 +86,10 @@ static void test_counts_match_naive_enumeration(void)
         C("B > 100"),                          /* nothing is valid */
         C("N > 0"),                            /* problem-only, true */
         C("N < 0"),                            /* problem-only, false */
+        /* one group whose union-find root (B) is not its first parameter */
+        C("A < D") "," C("B != C") "," C("C <= D"),
+        C("A % B == 0") "," C("C != D"),       /* two groups */
+        C("D == 3") "," C("A > B * 16"),      /* a late group, then an empty one */
     };
     const char *params = P("A", "[1, 2, 4, 8, 16]") "," P("B", "[1, 2, 3, 4]") ","
                          P("C", "[1, 2, 3, 4, 6, 8]") "," P("D", "[0, 1, 2, 3]");
@@ -82,6 +109,15 @@ static void test_counts_match_naive_enumeration(void)
         CHECK_EQ_INT(st.valid, count);
         CHECK(st.nodes <= 5 + 5 * 4 + 5 * 4 * 6 + 5 * 4 * 6 * 4);
         CHECK_EQ_INT(kt_space_cartesian(s), 480);
+        char *text;
+        char expect[24];
+        CHECK(kt_space_count_text(s, &text, NULL) == KT_OK);
+        snprintf(expect, sizeof expect, "%llu", (unsigned long long)naive);
+        CHECK_STR(text, expect);
+        free(text);
+        order_check oc = {s, 4, {0}, 0};
+        CHECK(kt_space_enumerate(s, visit_in_order, &oc, NULL) == KT_OK);
+        CHECK_EQ_INT(oc.n, naive);
         release(s, &prob, spec);
     }
 }
@@ -90,14 +126,15 @@ static void test_pruning_skips_subtrees(void)
 {
     kt_spec *spec;
     kt_problem prob;
-    /* A > 1 fails for 4 of 5 values of A: their subtrees are never entered. */
+    /* A < 2 holds for 1 of 5 values of A; B and C are read by no condition,
+     * so they multiply the count without being searched. */
     kt_space *s = space_of(P("A", "[1, 2, 3, 4, 5]") "," P("B", "[1, 2, 3, 4, 5]") ","
                            P("C", "[1, 2, 3, 4, 5]"), C("A < 2"), "", NULL, &spec, &prob);
     uint64_t count;
     kt_space_stats st = {0};
     CHECK(kt_space_count(s, &count, &st) == KT_OK);
     CHECK_EQ_INT(count, 25);
-    CHECK_EQ_INT(st.nodes, 5 + 5 + 25);
+    CHECK_EQ_INT(st.nodes, 5);
     release(s, &prob, spec);
 }
 
@@ -242,6 +279,150 @@ static void test_config_keys_round_trip(void)
     release(s, &prob, spec);
 }
 
+/* n parameters named P0.. with the given values, as TuningParameters text. */
+static const char *many_params(size_t n, const char *values)
+{
+    static char buf[8192];
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++)
+        at += (size_t)snprintf(buf + at, sizeof buf - at,
+                               "%s{\"Name\": \"P%zu\", \"Type\": \"int\", \"Values\": \"%s\"}",
+                               i ? ", " : "", i, values);
+    return buf;
+}
+
+static void test_independent_parameters_count_without_search(void)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    /* 2^70: no condition links any two parameters */
+    kt_space *s = space_of(many_params(70, "[0, 1]"), "", "", NULL, &spec, &prob);
+    uint64_t count;
+    kt_space_stats st = {0};
+    CHECK(kt_space_count(s, &count, &st) == KT_OK);
+    CHECK(count == UINT64_MAX); /* saturated */
+    CHECK_EQ_INT(st.nodes, 0);
+    CHECK_EQ_INT(kt_space_ngroups(s), 70);
+    char *text;
+    CHECK(kt_space_count_text(s, &text, NULL) == KT_OK);
+    CHECK_STR(text, "1180591620717411303424");
+    free(text);
+    kt_diag d = {{0}};
+    CHECK(kt_space_build(s, 1000, &d) == KT_ERANGE); /* refused from the count */
+    CHECK(strstr(d.msg, "1180591620717411303424 valid configurations, more than 1000"));
+    release(s, &prob, spec);
+}
+
+static void test_linked_groups_are_searched_alone(void)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    /* 10 x 100 values (10^20): three groups of two, four free parameters */
+    char values[512] = "[0";
+    for (int v = 1; v < 100; v++)
+        snprintf(values + strlen(values), sizeof values - strlen(values), ", %d", v);
+    strcat(values, "]");
+    kt_space *s = space_of(many_params(10, values),
+                           C("P0 * P1 <= N") "," C("P2 % (P3 + 1) == 0") "," C("P9 < P4"),
+                           "{\"Name\": \"N\", \"Default\": 1000}", NULL, &spec, &prob);
+    char *text;
+    kt_space_stats st = {0};
+    CHECK(kt_space_count_text(s, &text, &st) == KT_OK);
+    CHECK_STR(text, "962657190000000000"); /* 3394 * 573 * 4950 * 100^4 */
+    CHECK_EQ_INT(st.evals, 3 * 100 * 100);
+    CHECK_EQ_INT(kt_space_ngroups(s), 7);
+    size_t n;
+    const size_t *g = kt_space_group(s, 2, &n); /* P4 and P9 */
+    CHECK(n == 2 && g[0] == 4 && g[1] == 9);
+    free(text);
+    /* an empty group empties the space before anything else is searched */
+    release(s, &prob, spec);
+    s = space_of(many_params(20, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]"), C("P0 + P19 > 100"),
+                 "", NULL, &spec, &prob);
+    uint64_t count;
+    CHECK(kt_space_count(s, &count, NULL) == KT_OK && count == 0);
+    kt_diag d = {{0}};
+    CHECK(kt_space_build(s, 1000, &d) == KT_OK && kt_space_size(s) == 0);
+    release(s, &prob, spec);
+}
+
+/* For a space where nothing is valid. */
+static int visit_never(void *user, const uint16_t *cfg)
+{
+    (void)user;
+    (void)cfg;
+    CHECK(!"a configuration was visited");
+    return 1;
+}
+
+/* The progress callback: how often, and the last fraction seen. */
+typedef struct progress_seen {
+    int calls;
+    double fraction;
+} progress_seen;
+
+static void note_progress(void *user, const kt_space_progress *p)
+{
+    progress_seen *ps = user;
+    CHECK(p->fraction >= 0 && p->fraction <= 1);
+    CHECK(p->group == 1 && p->ngroups == 1 && p->group_params == 20);
+    ps->calls++;
+    ps->fraction = p->fraction;
+}
+
+static void test_long_searches_stop_at_the_bound_or_on_request(void)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    /* one condition reads all 20 parameters and never holds: 10^20 leaves */
+    kt_space *s = space_of(many_params(20, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]"),
+                           C("P0 + P1 + P2 + P3 + P4 + P5 + P6 + P7 + P8 + P9 + P10 + "
+                             "P11 + P12 + P13 + P14 + P15 + P16 + P17 + P18 + P19 > 1000"),
+                           "", NULL, &spec, &prob);
+    progress_seen seen = {0};
+    kt_space_ctl ctl = {.max_evals = 1000000, .progress = note_progress, .user = &seen};
+    kt_space_set_ctl(s, &ctl);
+    uint64_t count = 1;
+    kt_space_stats st = {0};
+    CHECK(kt_space_count(s, &count, &st) == KT_ERANGE);
+    CHECK(count == 0 && st.evals > 1000000 && st.evals < 1100000);
+    CHECK(strstr(kt_space_errmsg(s), "bound of 1000000 condition evaluations"));
+    CHECK(strstr(kt_space_errmsg(s), "20 parameters, 1e+20 combinations"));
+    CHECK(seen.calls >= 10 && seen.fraction > 0);
+    kt_diag d = {{0}};
+    CHECK(kt_space_build(s, 1000, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "counting the space: stopped at the bound"));
+    volatile sig_atomic_t cancel = 1;
+    ctl = (kt_space_ctl){.max_evals = UINT64_MAX, .cancel = &cancel};
+    kt_space_set_ctl(s, &ctl);
+    CHECK(kt_space_count(s, &count, NULL) == KT_ECANCELED);
+    CHECK(strstr(kt_space_errmsg(s), "stopped on request"));
+    CHECK(kt_space_enumerate(s, visit_never, NULL, NULL) == KT_ECANCELED);
+    bool sat, none[20] = {false};
+    uint16_t cfg[20] = {0};
+    CHECK(kt_space_satisfiable(s, cfg, none, &sat) == KT_ECANCELED);
+    release(s, &prob, spec);
+}
+
+static void test_sampling_draws_each_group_alone(void)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    /* each of 8 conditions holds for 1 value in 10: 1 in 10^8 of the
+     * Cartesian product is valid, too rare for rejection over all of it */
+    kt_space *s = space_of(many_params(8, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]"),
+                           C("P0 == 1") "," C("P1 == 2") "," C("P2 == 3") ","
+                           C("P3 == 4") "," C("P4 == 5") "," C("P5 == 6") ","
+                           C("P6 == 7") "," C("P7 < 1"), "", NULL, &spec, &prob);
+    kt_rng rng;
+    kt_rng_seed(&rng, 7);
+    uint16_t cfg[8];
+    CHECK(kt_space_sample(s, &rng, cfg) == KT_OK);
+    CHECK(kt_space_is_valid(s, cfg));
+    CHECK(cfg[0] == 1 && cfg[6] == 7 && cfg[7] == 0);
+    release(s, &prob, spec);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_counts_match_naive_enumeration),
     KT_T(test_pruning_skips_subtrees),
@@ -251,5 +432,9 @@ static const kt_test TESTS[] = {
     KT_T(test_satisfiable_prefixes),
     KT_T(test_problem_overrides_change_the_space),
     KT_T(test_config_keys_round_trip),
+    KT_T(test_independent_parameters_count_without_search),
+    KT_T(test_linked_groups_are_searched_alone),
+    KT_T(test_long_searches_stop_at_the_bound_or_on_request),
+    KT_T(test_sampling_draws_each_group_alone),
 };
 KT_TEST_MAIN(TESTS)

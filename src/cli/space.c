@@ -1,20 +1,70 @@
-/* space.c - `ktune space`: count or list the valid configurations. */
+/* space.c - `ktune space`: count or list the valid configurations.
+ *
+ * Counting is exact at any size (the library multiplies independent groups
+ * of parameters).  Long work reports progress on stderr, stops at a bound
+ * on condition evaluations, and stops on Ctrl-C. */
 #include "cli/cli.h"
 #include "core/space.h"
 #include "core/util.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static const char USAGE[] =
-    "usage: ktune space SPEC [--problem K=V,...] [--count | --list] [--stats]\n\n"
+    "usage: ktune space SPEC [--problem K=V,...] [--count | --list] [--stats]\n"
+    "                        [--progress] [--max-evals N]\n\n"
     "  --problem K=V,...   problem sizes (default: the spec's defaults)\n"
-    "  --count             print the number of valid configurations (default)\n"
+    "  --count             print the number of valid configurations (default),\n"
+    "                      exact at any size: parameters that share no condition\n"
+    "                      are counted apart and their counts multiplied\n"
     "  --list              print every valid configuration, one per line\n"
-    "  --stats             also print the Cartesian size, the tree nodes visited,\n"
-    "                      the condition evaluations and the time taken\n"
-    "  --help              this text\n";
+    "  --stats             also print the Cartesian size, the groups of linked\n"
+    "                      parameters, the tree nodes visited, the condition\n"
+    "                      evaluations and the time taken\n"
+    "  --progress          report progress on stderr (default: only when stderr\n"
+    "                      is a terminal)\n"
+    "  --max-evals N       stop with an error past N condition evaluations\n"
+    "                      (default 50000000, a few seconds; 0: no bound)\n"
+    "  --help              this text\n\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops the work within milliseconds.\n\n"
+    "exit status: 0 done; 1 an error, or the --max-evals bound reached; 2 bad\n"
+    "usage; 130 stopped by SIGINT, 143 by SIGTERM.\n";
+
+/* The signal that asked to stop.  A handler can only reach a static; the
+ * library polls it through kt_space_ctl.cancel. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+/* What the progress line needs between calls. */
+typedef struct progress_ctx {
+    double start, last;  /* kt_now() at the start and at the last line */
+    bool tty;            /* stderr is a terminal: rewrite one line */
+    bool shown;          /* a line was printed */
+} progress_ctx;
+
+static void print_progress(void *user, const kt_space_progress *p)
+{
+    progress_ctx *pc = user;
+    double now = kt_now();
+    if (now - pc->start < 0.5 || now - pc->last < (pc->tty ? 0.2 : 1.0))
+        return;
+    pc->last = now;
+    pc->shown = true;
+    char group[48] = "", bound[48] = "no bound";
+    if (p->ngroups)
+        snprintf(group, sizeof group, "group %zu of %zu, ", p->group, p->ngroups);
+    if (p->max_evals != UINT64_MAX)
+        snprintf(bound, sizeof bound, "at most %.0f M", (double)p->max_evals / 1e6);
+    fprintf(stderr, "%sktune: space: %s%zu parameters, %.0f%% of the tree, %.1f M "
+            "condition evaluations (%s), %.1f s%s", pc->tty ? "\r" : "", group,
+            p->group_params, p->fraction * 100, (double)p->st.evals / 1e6, bound,
+            now - pc->start, pc->tty ? "\033[K" : "\n");
+}
 
 static int print_config(void *user, const uint16_t *cfg)
 {
@@ -27,56 +77,130 @@ static int print_config(void *user, const uint16_t *cfg)
     return 0;
 }
 
-int cli_space(int argc, char **argv)
+/* The parsed command line. */
+typedef struct space_args {
+    const char *path, *problem;
+    bool list, stats, progress;
+    uint64_t max_evals;  /* 0: no bound */
+} space_args;
+
+static int parse_args(int argc, char **argv, space_args *a)
 {
     static const struct option LONG[] = {
         {"problem", required_argument, 0, 'p'}, {"count", no_argument, 0, 'c'},
         {"list", no_argument, 0, 'l'},          {"stats", no_argument, 0, 's'},
+        {"progress", no_argument, 0, 'g'},      {"max-evals", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    const char *problem = NULL;
-    bool list = false, stats = false;
-    int c;
+    *a = (space_args){.max_evals = KT_SPACE_MAX_EVALS, .progress = isatty(2)};
+    int c, rc = CLI_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt("space", argc, argv, LONG)) != -1) {
         switch (c) {
-        case 'p': problem = optarg; break;
-        case 'c': list = false; break;
-        case 'l': list = true; break;
-        case 's': stats = true; break;
-        case 'h': fputs(USAGE, stdout); return CLI_OK;
+        case 'p': a->problem = optarg; break;
+        case 'c': a->list = false; break;
+        case 'l': a->list = true; break;
+        case 's': a->stats = true; break;
+        case 'g': a->progress = true; break;
+        case 'm': rc = cli_parse_u64("space", "--max-evals", optarg, &a->max_evals); break;
+        case 'h': fputs(USAGE, stdout); return -1;
         default: return CLI_USAGE;
         }
     }
-    if (optind + 1 != argc)
+    if (rc == CLI_OK && optind + 1 != argc)
         return cli_usage_error("space", "expected one SPEC file");
+    a->path = argv[optind];
+    return rc;
+}
+
+/* The Cartesian size, exact below 2^64. */
+static void format_cartesian(const kt_space *s, char *buf, size_t len)
+{
+    uint64_t n = kt_space_cartesian(s);
+    double approx = 1;
+    for (size_t i = 0; i < kt_space_nparams(s); i++)
+        approx *= kt_space_spec(s)->params[i].nvalues;
+    if (n == UINT64_MAX)
+        snprintf(buf, len, "%.3g", approx);
+    else
+        snprintf(buf, len, "%llu", (unsigned long long)n);
+}
+
+/* count: the exact count, or NULL when listing (st->valid then is). */
+static void print_stats(const kt_space *s, const kt_space_stats *st, const char *count,
+                        double dt)
+{
+    char cart[32], valid[24];
+    format_cartesian(s, cart, sizeof cart);
+    snprintf(valid, sizeof valid, "%llu", (unsigned long long)st->valid);
+    fprintf(stderr, "cartesian %s, groups %zu, valid %s, nodes %llu, condition "
+            "evaluations %llu, %.3f ms (%.1f M nodes/s)\n", cart, kt_space_ngroups(s),
+            count ? count : valid, (unsigned long long)st->nodes,
+            (unsigned long long)st->evals, dt * 1e3, (double)st->nodes / dt / 1e6);
+}
+
+/* Count or list, with the bound, the cancel flag and progress set. */
+static int run_space(const space_args *a, const kt_spec *spec, kt_space *space)
+{
+    progress_ctx pc = {.start = kt_now(), .tty = isatty(2)};
+    kt_space_ctl ctl = {.max_evals = a->max_evals ? a->max_evals : UINT64_MAX,
+                        .cancel = &stop_signal,
+                        .progress = a->progress ? print_progress : NULL, .user = &pc};
+    kt_space_set_ctl(space, &ctl);
+    kt_space_stats st = {0};
+    char *count = NULL;
+    int rc = a->list ? kt_space_enumerate(space, print_config, (void *)spec, &st)
+                     : kt_space_count_text(space, &count, &st);
+    double dt = kt_now() - pc.start;
+    if (pc.shown && pc.tty)
+        fputs("\r\033[K", stderr);
+    if (count)
+        puts(count);
+    fflush(stdout);
+    if (rc == KT_OK && a->stats)
+        print_stats(space, &st, count, dt);
+    free(count);
+    if (rc == KT_ECANCELED) {
+        cli_error("%s: interrupted by %s: %s", a->path,
+                  stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", kt_space_errmsg(space));
+        return 128 + stop_signal; /* the shell's status for a death by signal */
+    }
+    if (rc == KT_ERANGE)
+        return cli_error("%s: %s, or raise the bound with --max-evals", a->path,
+                         kt_space_errmsg(space));
+    if (rc != KT_OK)
+        return cli_error("%s: %s", a->path, kt_strerror(rc));
+    return CLI_OK;
+}
+
+int cli_space(int argc, char **argv)
+{
+    space_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CLI_OK)
+        return rc < 0 ? CLI_OK : rc;
     kt_diag diag = {{0}};
     kt_spec *spec = NULL;
     kt_problem prob = {0};
     kt_space *space = NULL;
-    int rc = CLI_OK;
-    if (kt_spec_load(argv[optind], cli_warn, NULL, &spec, &diag) != KT_OK ||
-        kt_problem_parse(spec, problem, &prob, &diag) != KT_OK ||
+    if (kt_spec_load(a.path, cli_warn, NULL, &spec, &diag) != KT_OK ||
+        kt_problem_parse(spec, a.problem, &prob, &diag) != KT_OK ||
         kt_space_new(spec, &prob, &space, &diag) != KT_OK) {
         rc = cli_error("%s", diag.msg);
-        goto done;
+    } else {
+        /* SA_RESETHAND: a second Ctrl-C ends the process at once.  A
+         * SIGINT ignored on entry (a background job) stays ignored. */
+        struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND},
+                         old_int, old_term;
+        sigemptyset(&sa.sa_mask);
+        stop_signal = 0;
+        sigaction(SIGINT, NULL, &old_int);
+        if (old_int.sa_handler != SIG_IGN)
+            sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, &old_term);
+        rc = run_space(&a, spec, space);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
     }
-    kt_space_stats st = {0};
-    uint64_t count = 0;
-    double t0 = kt_now();
-    if (list)
-        kt_space_enumerate(space, print_config, spec, &st);
-    else
-        kt_space_count(space, &count, &st);
-    double dt = kt_now() - t0;
-    if (!list)
-        printf("%llu\n", (unsigned long long)count);
-    if (stats)
-        fprintf(stderr, "cartesian %llu, valid %llu, nodes %llu, condition "
-                "evaluations %llu, %.3f ms (%.1f M nodes/s)\n",
-                (unsigned long long)kt_space_cartesian(space),
-                (unsigned long long)st.valid, (unsigned long long)st.nodes,
-                (unsigned long long)st.evals, dt * 1e3, (double)st.nodes / dt / 1e6);
-done:
     kt_space_free(space);
     kt_problem_clear(&prob);
     kt_spec_free(spec);

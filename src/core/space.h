@@ -7,12 +7,31 @@
  * a failing condition prunes the whole subtree below it.  Enumeration visits
  * valid configurations in lexicographic order of their index vectors.
  *
+ * Parameters that share no condition are independent: the space splits them
+ * into groups (two parameters are in one group when a chain of conditions
+ * links them), and the number of valid configurations is the product of
+ * each group's count.  Counting searches each group alone, so a parameter
+ * read by no condition costs nothing and a space of 2^70 configurations
+ * counts at once.
+ *
+ * Long work is bounded and can be stopped (kt_space_ctl): every search stops
+ * with KT_ERANGE past a number of condition evaluations (KT_SPACE_MAX_EVALS
+ * unless set), and with KT_ECANCELED when the caller's cancel flag is set
+ * (checked every few milliseconds); the message is kt_space_errmsg's.
+ *
  * Threads: a kt_space keeps scratch state; use one from one thread at a time.
  */
 #ifndef KT_SPACE_H
 #define KT_SPACE_H
 
 #include "core/spec.h"
+
+#include <signal.h>
+
+/* The default bound on condition evaluations of one operation (0.5 to 4 s
+ * on one core, by the conditions' length; the shipped specs need
+ * at most 1.1 million). */
+#define KT_SPACE_MAX_EVALS 50000000ull
 
 typedef struct kt_space kt_space;
 
@@ -22,6 +41,29 @@ typedef struct kt_space_stats {
     uint64_t evals;      /* condition evaluations */
     uint64_t valid;      /* complete valid configurations found */
 } kt_space_stats;
+
+/* Where a long operation stands, for progress reports. */
+typedef struct kt_space_progress {
+    kt_space_stats st;     /* counters of this operation so far */
+    uint64_t max_evals;    /* the bound on st.evals (UINT64_MAX: none) */
+    size_t group, ngroups; /* counting: the group searched now (1-based) of
+                            * the groups with conditions; 0 otherwise */
+    size_t group_params;   /* parameters in the tree searched now */
+    double fraction;       /* share of that tree passed so far, 0..1 */
+} kt_space_progress;
+
+/* Limits and hooks of long operations; kt_space_set_ctl copies it. */
+typedef struct kt_space_ctl {
+    /* Stop with KT_ERANGE past this many condition evaluations in one
+     * operation; 0: KT_SPACE_MAX_EVALS; UINT64_MAX: no bound. */
+    uint64_t max_evals;
+    /* Stop with KT_ECANCELED once *cancel is nonzero (a signal handler may
+     * set it); NULL: never. */
+    const volatile sig_atomic_t *cancel;
+    /* Called every 65536 tree nodes or so; NULL: none. */
+    void (*progress)(void *user, const kt_space_progress *p);
+    void *user;
+} kt_space_ctl;
 
 /* Return nonzero to stop the enumeration early. */
 typedef int (*kt_space_visit)(void *user, const uint16_t *cfg);
@@ -36,6 +78,18 @@ int kt_space_new(const kt_spec *spec, const kt_problem *prob, kt_space **out,
                  kt_diag *diag);
 void kt_space_free(kt_space *s);
 
+/* Bound, cancel and progress for the operations that follow (ctl NULL:
+ * the defaults). */
+void kt_space_set_ctl(kt_space *s, const kt_space_ctl *ctl);
+/* The message of the last operation that failed (KT_ERANGE past the bound,
+ * KT_ECANCELED); "" when none did. */
+const char *kt_space_errmsg(const kt_space *s);
+
+/* Groups of parameters linked by conditions, and the parameters of one of
+ * them (in spec order; *n receives how many). */
+size_t kt_space_ngroups(const kt_space *s);
+const size_t *kt_space_group(const kt_space *s, size_t g, size_t *n);
+
 size_t kt_space_nparams(const kt_space *s);
 const kt_spec *kt_space_spec(const kt_space *s);
 /* Fill slots (kt_spec names) with cfg's values and the space's problem. */
@@ -47,20 +101,28 @@ uint64_t kt_space_cartesian(const kt_space *s);
 /* Does the complete configuration satisfy every condition? */
 bool kt_space_is_valid(kt_space *s, const uint16_t *cfg);
 
-/* Visit every valid configuration; stats may be NULL. */
+/* Visit every valid configuration; stats may be NULL.  KT_ERANGE or
+ * KT_ECANCELED stop it (see kt_space_ctl). */
 int kt_space_enumerate(kt_space *s, kt_space_visit visit, void *user,
                        kt_space_stats *stats);
 
-/* Count the valid configurations. */
+/* Count the valid configurations, group by group; *count saturates at
+ * UINT64_MAX (kt_space_count_text gives the exact number).  KT_ERANGE or
+ * KT_ECANCELED stop it, *count then 0. */
 int kt_space_count(kt_space *s, uint64_t *count, kt_space_stats *stats);
+/* The same count in decimal, exact at any size; *text is the caller's to
+ * free (NULL on failure). */
+int kt_space_count_text(kt_space *s, char **text, kt_space_stats *stats);
 
 /* Can the parameters marked in bound (with cfg's values) be completed into
- * a valid configuration?  Unbound entries of cfg are ignored. */
+ * a valid configuration?  Unbound entries of cfg are ignored.  Each group
+ * is searched alone. */
 int kt_space_satisfiable(kt_space *s, const uint16_t *cfg, const bool *bound,
                          bool *out);
 
-/* Materialise the valid configurations (at most limit; KT_ERANGE beyond),
- * enabling kt_space_size/at/index_of and exact uniform sampling. */
+/* Materialise the valid configurations (at most limit; KT_ERANGE beyond,
+ * found by counting first, with the count in the message), enabling
+ * kt_space_size/at/index_of and exact uniform sampling. */
 int kt_space_build(kt_space *s, uint64_t limit, kt_diag *diag);
 bool kt_space_is_built(const kt_space *s);
 /* KT_EDOMAIN, with the condition and the values it was evaluated on, when a
@@ -74,8 +136,8 @@ const uint16_t *kt_space_at(const kt_space *s, uint64_t i);
 int kt_space_index_of(const kt_space *s, const uint16_t *cfg, uint64_t *idx);
 
 /* A configuration drawn uniformly among valid ones (exact when built;
- * rejection sampling over the Cartesian product otherwise, which fails with
- * KT_EEMPTY after too many rejections). */
+ * otherwise rejection sampling of each group of parameters alone, which
+ * fails with KT_EEMPTY after a million rejections in one group). */
 int kt_space_sample(kt_space *s, kt_rng *rng, uint16_t *cfg);
 
 /* The valid neighbours of cfg, at most cap of them into out (n * nparams

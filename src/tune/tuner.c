@@ -112,8 +112,12 @@ static int setup(run *r)
     int rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
     if (rc == KT_OK)
         rc = kt_space_new(spec, &r->prob, &r->space, r->diag);
-    if (rc == KT_OK)
+    if (rc == KT_OK) { /* Ctrl-C stops a long count; too large fails at once */
+        kt_space_set_ctl(r->space, &(kt_space_ctl){.cancel = r->opts->cancel});
         rc = kt_space_build(r->space, SPACE_LIMIT, r->diag);
+        if (rc == KT_ERANGE || rc == KT_ECANCELED)
+            kt_diag_prefix(r->diag, spec->path);
+    }
     if (rc != KT_OK)
         return rc;
     r->rep->space_size = kt_space_size(r->space);
