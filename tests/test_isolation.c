@@ -57,10 +57,28 @@ static kt_tune_opts defaults(void)
     return o;
 }
 
-static void free_defaults(kt_tune_opts *o)
+/* The end of every test: free what defaults() and load() made, and the
+ * private directory. */
+static void finish(kt_spec *spec, kt_tune_opts *o)
 {
     free((char *)o->db_path);
     free((char *)o->backend.cache_dir);
+    kt_spec_free(spec);
+    scratch_remove();
+}
+
+/* One run that must return rc and count n results of status st; returns
+ * how many it measured (not answered from the database). */
+static uint64_t tune_expect(const kt_spec *spec, const kt_tune_opts *o, int rc,
+                            kt_status st, uint64_t n)
+{
+    kt_tune_report rep;
+    kt_diag d = {{0}};
+    CHECK_EQ_INT(kt_tune(spec, o, &rep, &d), rc);
+    CHECK_EQ_INT(rep.by_status[st], n);
+    uint64_t measured = rep.measured;
+    kt_tune_report_clear(&rep);
+    return measured;
 }
 
 static void test_threads_in_the_tuner_do_not_hang_the_worker(void)
@@ -94,9 +112,7 @@ static void test_threads_in_the_tuner_do_not_hang_the_worker(void)
     CHECK_EQ_INT(rep.by_status[KT_STATUS_OK], 1); /* it was a timeout */
     kt_tune_report_clear(&rep);
     kt_xgb_free(booster);
-    kt_spec_free(spec);
-    free_defaults(&o);
-    scratch_remove();
+    finish(spec, &o);
 }
 
 static void test_planted_faults_finish_fast_with_default_limits(void)
@@ -115,9 +131,7 @@ static void test_planted_faults_finish_fast_with_default_limits(void)
     fprintf(stderr, "faulty spec with default limits: %.2f s\n", rep.seconds);
     CHECK(rep.seconds < 15);
     kt_tune_report_clear(&rep);
-    kt_spec_free(spec);
-    free_defaults(&o);
-    scratch_remove();
+    finish(spec, &o);
 }
 
 /* --------------------------------------------------- a kill from outside */
@@ -191,9 +205,7 @@ static void test_an_outside_kill_is_measured_again(void)
     CHECK_EQ_INT(rep.measured, 1);
     CHECK_EQ_INT(rep.by_status[KT_STATUS_OK], 1); /* not a crash */
     kt_tune_report_clear(&rep);
-    kt_spec_free(spec);
-    free_defaults(&o);
-    scratch_remove();
+    finish(spec, &o);
 }
 
 /* ------------------------------------------------------------- memory */
@@ -207,21 +219,16 @@ static void test_buffers_past_the_memory_limit_are_refused(void)
     kt_diag d = {{0}};
     double t0 = kt_now();
     CHECK(kt_tune(spec, &o, &rep, &d) == KT_ERANGE);
-    CHECK(kt_now() - t0 < 5);
+    CHECK(kt_now() - t0 < 5); /* nothing was allocated */
     CHECK(strstr(d.msg, "GiB") && strstr(d.msg, "limit"));
     kt_tune_report_clear(&rep);
     o.problem = "N=100000"; /* 0.4 MB a vector */
     o.measure.max_memory = 1 << 20;
-    CHECK(kt_tune(spec, &o, &rep, &d) == KT_ERANGE);
-    kt_tune_report_clear(&rep);
+    tune_expect(spec, &o, KT_ERANGE, KT_STATUS_OK, 0);
     o.measure.max_memory = 8 << 20;
     o.budget = (kt_budget){KT_BUDGET_COUNT, 1};
-    CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
-    CHECK_EQ_INT(rep.by_status[KT_STATUS_OK], 1);
-    kt_tune_report_clear(&rep);
-    kt_spec_free(spec);
-    free_defaults(&o);
-    scratch_remove();
+    tune_expect(spec, &o, KT_OK, KT_STATUS_OK, 1);
+    finish(spec, &o);
 }
 
 /* ---------------------------------------------------- stored failures */
@@ -231,31 +238,17 @@ static void test_failed_configurations_can_be_measured_again(void)
     kt_spec *spec = load("tests/kernels/faulty.json");
     kt_tune_opts o = defaults();
     o.budget = (kt_budget){KT_BUDGET_COUNT, 1}; /* the default configuration */
-    kt_tune_report rep;
-    kt_diag d = {{0}};
-    CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
-    kt_tune_report_clear(&rep);
+    CHECK_EQ_INT(tune_expect(spec, &o, KT_OK, KT_STATUS_OK, 1), 1);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "sqlite3 '%s' \"UPDATE measurement SET status = 'crash', "
              "signal = 9, time_ms = NULL\"", o.db_path);
     CHECK(system(cmd) == 0); /* as an outside kill stored it before */
-    CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
-    CHECK_EQ_INT(rep.cached, 1);
-    CHECK_EQ_INT(rep.by_status[KT_STATUS_CRASH], 1);
-    kt_tune_report_clear(&rep);
+    CHECK_EQ_INT(tune_expect(spec, &o, KT_OK, KT_STATUS_CRASH, 1), 0);
     o.retry_failed = true;
-    CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
-    CHECK_EQ_INT(rep.measured, 1);
-    CHECK_EQ_INT(rep.by_status[KT_STATUS_OK], 1);
-    kt_tune_report_clear(&rep);
+    CHECK_EQ_INT(tune_expect(spec, &o, KT_OK, KT_STATUS_OK, 1), 1);
     o.retry_failed = false; /* the new result replaced the stored one */
-    CHECK(kt_tune(spec, &o, &rep, &d) == KT_OK);
-    CHECK_EQ_INT(rep.cached, 1);
-    CHECK_EQ_INT(rep.by_status[KT_STATUS_OK], 1);
-    kt_tune_report_clear(&rep);
-    kt_spec_free(spec);
-    free_defaults(&o);
-    scratch_remove();
+    CHECK_EQ_INT(tune_expect(spec, &o, KT_OK, KT_STATUS_OK, 1), 0);
+    finish(spec, &o);
 }
 
 /* -------------------------------------------------------------- cache */

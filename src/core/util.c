@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -193,11 +194,11 @@ int kt_read_file(const char *path, char **out, size_t *len, kt_diag *diag)
     return KT_OK;
 }
 
-bool kt_read_all(int fd, void *buf, size_t n)
+/* Move exactly n bytes through fd: sent (a socket, no SIGPIPE) or read. */
+static bool transfer_all(int fd, char *p, size_t n, bool sending)
 {
-    char *p = buf;
     while (n > 0) {
-        ssize_t k = read(fd, p, n);
+        ssize_t k = sending ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -206,6 +207,13 @@ bool kt_read_all(int fd, void *buf, size_t n)
         n -= (size_t)k;
     }
     return true;
+}
+
+bool kt_read_all(int fd, void *buf, size_t n) { return transfer_all(fd, buf, n, false); }
+
+bool kt_send_all(int fd, const void *buf, size_t n)
+{
+    return transfer_all(fd, (char *)buf, n, true);
 }
 
 uint64_t kt_hash(uint64_t h, const void *data, size_t len)

@@ -50,6 +50,9 @@ void kt_key_fields_free(char **names, char **values, size_t n);
 /* Read exactly n bytes from fd, retrying after signals; false on end of
  * file or error. */
 bool kt_read_all(int fd, void *buf, size_t n);
+/* Send exactly n bytes on socket fd, retrying after signals; false when the
+ * peer is gone.  Never raises SIGPIPE: a dead peer is an ordinary outcome. */
+bool kt_send_all(int fd, const void *buf, size_t n);
 
 /* Read a whole file, NUL-terminated.  KT_EIO with the path and strerror. */
 int kt_read_file(const char *path, char **out, size_t *len, kt_diag *diag);

@@ -341,8 +341,7 @@ static int start_once(kt_worker *w, kt_result *r, char *why, size_t nwhy, kt_dia
     w->fd = sv[0];
     uint32_t len = (uint32_t)w->setup_len;
     int got = GOT_EOF;
-    if (send(w->fd, &len, sizeof len, MSG_NOSIGNAL) == (ssize_t)sizeof len &&
-        send(w->fd, w->setup, len, MSG_NOSIGNAL) == (ssize_t)len) {
+    if (kt_send_all(w->fd, &len, sizeof len) && kt_send_all(w->fd, w->setup, len)) {
         double cap = kt_now() + (w->opts.timeout_s > 0 ? 10 * w->opts.timeout_s
                                                        : WORKER_START_LIMIT_S);
         got = receive(w, r, cap, why, nwhy);
@@ -441,7 +440,7 @@ void kt_worker_free(kt_worker *w)
         return;
     if (w->pid) {
         request q = {REQ_QUIT, 0};
-        send(w->fd, &q, sizeof q, MSG_NOSIGNAL);
+        kt_send_all(w->fd, &q, sizeof q);
         reap(w, false, NULL);
     }
     if (w->shared_fd >= 0)
@@ -467,9 +466,8 @@ static int eval_once(kt_worker *w, const char *artifact, const uint16_t *cfg,
     char why[256] = "";
     int got = GOT_EOF;
     double cap = w->opts.timeout_s > 0 ? kt_now() + w->opts.timeout_s : INFINITY;
-    if (send(w->fd, &q, sizeof q, MSG_NOSIGNAL) == (ssize_t)sizeof q &&
-        send(w->fd, artifact, len, MSG_NOSIGNAL) == (ssize_t)len &&
-        send(w->fd, cfg, cfg_bytes, MSG_NOSIGNAL) == (ssize_t)cfg_bytes)
+    if (kt_send_all(w->fd, &q, sizeof q) && kt_send_all(w->fd, artifact, len) &&
+        kt_send_all(w->fd, cfg, cfg_bytes))
         got = receive(w, out, cap, why, sizeof why);
     if (got == GOT_TIMEOUT) {
         reap(w, true, NULL);
@@ -481,7 +479,7 @@ static int eval_once(kt_worker *w, const char *artifact, const uint16_t *cfg,
     } else if (out->status != KT_STATUS_OK) {
         /* A wrong or failed kernel may have corrupted the worker: replace it. */
         request quit = {REQ_QUIT, 0};
-        send(w->fd, &quit, sizeof quit, MSG_NOSIGNAL);
+        kt_send_all(w->fd, &quit, sizeof quit);
         reap(w, false, NULL);
     }
     return KT_OK;

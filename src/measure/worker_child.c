@@ -20,7 +20,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 /* What the worker keeps between evaluations. */
@@ -43,27 +42,10 @@ typedef struct child {
 
 /* ------------------------------------------------------------ messages */
 
-/* Send exactly n bytes; false when the peer is gone.  Never raises
- * SIGPIPE: a dead peer is an ordinary outcome here. */
-static bool send_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
 static bool send_msg(child *ch, uint32_t kind, const void *payload, uint32_t len)
 {
     msg_head h = {kind, len};
-    return send_all(ch->fd, &h, sizeof h) && send_all(ch->fd, payload, len);
+    return kt_send_all(ch->fd, &h, sizeof h) && kt_send_all(ch->fd, payload, len);
 }
 
 /* ---------------------------------------------------------- evaluation */
