@@ -148,6 +148,21 @@ static void test_a_bad_row_imports_nothing(void)
         {"", "in.csv: empty (no header)"},
         {HEADER "\"yesterday\",\"CPU X\",\"gemm\",\"abc\",\"M=8\",\"A=1\",\"ok\",1,,,,,,,5,\"\"\n",
          "in.csv:2: column 'created': 'yesterday' is not a UTC time"},
+        /* a config or problem that is not NAME=VALUE,..., or that names other
+         * parameters than the kernel's other rows */
+        {HEADER ROW("A=1", "ok", "1") ROW("garbage", "ok", "1"),
+         "in.csv:3: column 'config': 'garbage' is not NAME=VALUE"},
+        {HEADER ROW("A=1,", "ok", "1"), "in.csv:2: column 'config': ends with ','"},
+        {HEADER ROW("A=1,A=2", "ok", "1"), "'A' is named twice"},
+        {HEADER ROW("A=", "ok", "1"), "the value is empty"},
+        {HEADER ROW("1x=2", "ok", "1"), "'1x=2' is not NAME=VALUE"},
+        {HEADER ROW("A=1", "ok", "1") ROW("B=1", "ok", "1"),
+         "in.csv:3: column 'config': 'B=1' names other parameters than the rows of "
+         "kernel gemm (as 'A=1')"},
+        {HEADER ROW("A=1", "ok", "1")
+             "\"2026-11-22T10:00:00Z\",\"CPU X\",\"gemm\",\"abc\",\"M=8\",\"A=2\","
+             "\"ok\",1,,,,,,,5,\"\"\n",
+         "in.csv:3: column 'problem': 'M=8' names other parameters"},
     };
     for (size_t i = 0; i < KT_ARRAY_LEN(BAD); i++) {
         unlink(db_path);
@@ -164,11 +179,50 @@ static void test_a_bad_row_imports_nothing(void)
     unlink(db_path);
 }
 
+/* A byte order mark (spreadsheets write one) is skipped; a NUL byte, which
+ * used to end the file unseen, is an error at its line and column. */
+static void test_reader_skips_a_bom_and_refuses_nul(void)
+{
+    kt_diag d = {{0}};
+    int rc;
+    char *s = read_joined("\xEF\xBB\xBF" "a,b\n1,2\n", &rc, &d);
+    CHECK(rc == KT_OK);
+    CHECK_STR(s, "1:a|b;2:1|2;");
+    free(s);
+    const char *path = write_temp("nul.csv", "");
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite("a,b\n1,2\nx\0y\n3,4\n", 1, 16, f) == 16);
+    fclose(f);
+    kt_buf b = {0};
+    CHECK(kt_csv_read(path, join, &b, &d) == KT_ESYNTAX);
+    CHECK(strstr(d.msg, "nul.csv:3:2: a NUL byte") != NULL);
+    free(kt_buf_take(&b));
+    unlink(path);
+}
+
+/* A config whose parameters are not those of the kernel's rows already
+ * stored (by an earlier import) is refused too. */
+static void test_config_names_are_checked_against_stored_rows(void)
+{
+    char db_path[256];
+    snprintf(db_path, sizeof db_path, "/tmp/ktune-test-csv-%d.db", (int)getpid());
+    unlink(db_path);
+    kt_csv_import_stats st;
+    kt_diag d = {{0}};
+    CHECK(import(db_path, HEADER ROW("A=1", "ok", "1"), &st, &d) == KT_OK);
+    CHECK(import(db_path, HEADER ROW("C=1", "ok", "1"), &st, &d) == KT_EFORMAT);
+    CHECK(strstr(d.msg, "'C=1' names other parameters") != NULL);
+    CHECK_EQ_INT(rows_in(db_path), 1);
+    unlink(db_path);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_reader_handles_quotes_and_line_breaks),
     KT_T(test_reader_errors_name_line_and_column),
     KT_T(test_import_stores_every_row_once),
     KT_T(test_a_bad_row_imports_nothing),
+    KT_T(test_reader_skips_a_bom_and_refuses_nul),
+    KT_T(test_config_names_are_checked_against_stored_rows),
 };
 
 KT_TEST_MAIN(TESTS)

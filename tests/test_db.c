@@ -1,9 +1,12 @@
 /* test_db.c - the results database: schema, ids, resume lookups, refusal of
  * foreign files, and queries. */
 #include "store/db.h"
+#include "core/util.h"
 #include "test.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 static char *temp_path(const char *name)
 {
@@ -177,6 +180,143 @@ static void test_foreign_sqlite_file_is_refused(void)
     unlink(path);
 }
 
+/* The whole file's bytes, for before/after comparisons; caller frees. */
+static char *slurp(const char *path, size_t *len)
+{
+    char *text = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_read_file(path, &text, len, &d) == KT_OK);
+    return text;
+}
+
+/* Refused before any write: not switched to WAL, not a byte changed, no
+ * journal left beside it. */
+static void test_foreign_sqlite_file_is_left_unchanged(void)
+{
+    char *path = temp_path("foreign2.db");
+    sqlite3 *c;
+    CHECK(sqlite3_open(path, &c) == SQLITE_OK);
+    CHECK(sqlite3_exec(c, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", NULL, NULL,
+                       NULL) == SQLITE_OK);
+    sqlite3_close(c);
+    size_t n0, n1;
+    char *before = slurp(path, &n0);
+    for (int mode = KT_DB_CREATE; mode <= KT_DB_EXISTING; mode++) {
+        kt_db *db = NULL;
+        kt_diag d = {{0}};
+        CHECK(kt_db_open_mode(path, (kt_db_mode)mode, &db, &d) == KT_EFORMAT);
+        CHECK(strstr(d.msg, path) && strstr(d.msg, "not a ktune database"));
+    }
+    char *after = slurp(path, &n1);
+    CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
+    char wal[300];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    CHECK(access(wal, F_OK) != 0);
+    free(before);
+    free(after);
+    unlink(path);
+}
+
+/* An empty file holds nothing to lose (the sqlite3 shell leaves one when
+ * it opens a path that does not exist): a command that reads refuses it,
+ * left empty; one that writes makes its database there. */
+static void test_empty_file_is_refused_by_readers(void)
+{
+    char *path = temp_path("empty.db");
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    fclose(f);
+    kt_db *db = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open_mode(path, KT_DB_EXISTING, &db, &d) == KT_EFORMAT);
+    CHECK(strstr(d.msg, path) && strstr(d.msg, "an empty file"));
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == 0);
+    CHECK(kt_db_open_mode(path, KT_DB_CREATE, &db, &d) == KT_OK);
+    kt_db_close(db);
+    CHECK(kt_db_open_mode(path, KT_DB_EXISTING, &db, &d) == KT_OK);
+    kt_db_close(db);
+    unlink(path);
+}
+
+/* Leave an unfinished transaction on the file at path, as a process
+ * killed in the middle of it: a hot journal beside a half-written file. */
+static void kill_mid_transaction(const char *path)
+{
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        sqlite3 *c;
+        char row[512];
+        memset(row, 'x', sizeof row - 1);
+        row[sizeof row - 1] = '\0';
+        sqlite3_open(path, &c);
+        sqlite3_exec(c, "PRAGMA journal_mode = DELETE; PRAGMA cache_size = 10;"
+                        " BEGIN EXCLUSIVE; CREATE TABLE junk(x);", NULL, NULL, NULL);
+        for (int i = 0; i < 2000; i++) {
+            char *sql = sqlite3_mprintf("INSERT INTO junk VALUES ('%q')", row);
+            sqlite3_exec(c, sql, NULL, NULL, NULL);
+            sqlite3_free(sql);
+        }
+        _exit(0); /* no commit, no rollback */
+    }
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+    char journal[300];
+    snprintf(journal, sizeof journal, "%s-journal", path);
+    CHECK(access(journal, F_OK) == 0);
+}
+
+/* A file with another application's unfinished transaction is refused
+ * without rolling it back; one of ours (ktune killed while it created or
+ * upgraded the file) is rolled back and opens. */
+static void test_hot_journal_is_rolled_back_only_when_ours(void)
+{
+    for (int ours = 0; ours <= 1; ours++) {
+        char *path = temp_path("hot.db");
+        kt_db *db = NULL;
+        kt_diag d = {{0}};
+        if (ours) {
+            CHECK(kt_db_open(path, &db, &d) == KT_OK);
+            kt_db_close(db);
+        }
+        kill_mid_transaction(path);
+        size_t n0, n1;
+        char *before = slurp(path, &n0);
+        int rc = kt_db_open_mode(path, KT_DB_EXISTING, &db, &d);
+        kt_db_close(db);
+        char *after = slurp(path, &n1);
+        if (ours) {
+            CHECK(rc == KT_OK);
+        } else {
+            CHECK(rc == KT_EFORMAT && strstr(d.msg, "unfinished transaction"));
+            CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
+        }
+        free(before);
+        free(after);
+        char journal[300];
+        snprintf(journal, sizeof journal, "%s-journal", path);
+        unlink(journal);
+        unlink(path);
+    }
+}
+
+/* A command that only reads must not create the database it reads. */
+static void test_existing_mode_creates_nothing(void)
+{
+    char *path = temp_path("absent.db");
+    kt_db *db = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open_mode(path, KT_DB_EXISTING, &db, &d) == KT_EIO);
+    CHECK(strstr(d.msg, path) && strstr(d.msg, "no such file"));
+    CHECK(access(path, F_OK) != 0);
+    CHECK(kt_db_open_mode(path, KT_DB_CREATE, &db, &d) == KT_OK);
+    kt_db_close(db);
+    CHECK(kt_db_open_mode(path, KT_DB_EXISTING, &db, &d) == KT_OK);
+    kt_db_close(db);
+    unlink(path);
+}
+
 static void test_corrupted_file_is_an_error_not_a_crash(void)
 {
     char *path = temp_path("corrupt.db");
@@ -268,6 +408,10 @@ static const kt_test TESTS[] = {
     KT_T(test_best_picks_fastest_ok_per_problem),
     KT_T(test_text_file_is_refused),
     KT_T(test_foreign_sqlite_file_is_refused),
+    KT_T(test_foreign_sqlite_file_is_left_unchanged),
+    KT_T(test_empty_file_is_refused_by_readers),
+    KT_T(test_hot_journal_is_rolled_back_only_when_ours),
+    KT_T(test_existing_mode_creates_nothing),
     KT_T(test_corrupted_file_is_an_error_not_a_crash),
     KT_T(test_version_1_file_is_upgraded),
     KT_T(test_unwritable_location_is_an_error),

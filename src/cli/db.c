@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char USAGE[] =
     "usage: ktune db (best | list | export (csv | t4)) [options]\n\n"
@@ -213,12 +212,10 @@ int cli_db(int argc, char **argv)
     if (!(query && optind + 1 == argc) && !(export && optind + 2 == argc))
         return cli_usage_error("db", "expected 'best', 'list', 'export csv' or "
                                "'export t4'");
-    if (access(path, F_OK) != 0) /* a query must not create an empty file */
-        return cli_error("cannot open '%s': no such file (hint: --db FILE)", path);
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     uint64_t rows = 0;
-    int rc = kt_db_open(path, &db, &diag);
+    int rc = kt_db_open_mode(path, KT_DB_EXISTING, &db, &diag); /* creates nothing */
     if (rc == KT_OK)
         rc = run_query(db, what, format, &f, &rows, &diag);
     kt_db_close(db);

@@ -8,21 +8,29 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char USAGE[] =
-    "usage: ktune import miopen PERFDB [--db FILE] [--device NAME]\n"
+    "usage: ktune import miopen PERFDB [--db FILE] [--device NAME] [--specs DIR]\n"
     "       ktune import csv FILE [--db FILE]\n\n"
     "Store every row of an MIOpen performance database (the SQLite file, or\n"
     "the .bz2 MIOpen ships) as a measurement: device NAME (default: the file's\n"
     "name, e.g. gfx906_60), kernel = the solver, problem = the convolution's\n"
     "fields, configuration = the solver's tuning parameters, named for\n"
     "ConvAsm1x1U, ConvOclDirectFwd1x1, ConvAsmBwdWrW1x1 and ConvAsmBwdWrW3x3.\n"
-    "Importing the same file again adds nothing.\n\n"
+    "Importing the same file again adds nothing.  A row that is not a\n"
+    "configuration of its solver (checked against DIR/SOLVER.json, else the\n"
+    "names above, else the number of values most of the solver's rows have)\n"
+    "is not stored: the count and the first few, by perf_db id, are reported.\n"
+    "A .bz2 is decompressed in memory and refused past 1 GiB, or past 100\n"
+    "times its own size once beyond 64 MiB (MIOpen's are about 7 times).\n\n"
     "csv: the rows of `ktune db export csv` (a recorded run, e.g. bench/data/),\n"
     "all or none; the devices are stored as \"imported|NAME\", so a live run\n"
     "never answers from them, while --replay and training use them.\n\n"
     "  --db FILE           results database (default ktune.db)\n"
     "  --device NAME       miopen: the device name to store\n"
+    "  --specs DIR         miopen: the solvers' space-only specs (default\n"
+    "                      kernels/miopen, when that folder exists)\n"
     "  --help              this text\n";
 
 static int import_csv(const char *file, const char *path)
@@ -30,7 +38,7 @@ static int import_csv(const char *file, const char *path)
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     kt_csv_import_stats st;
-    int rc = kt_db_open(path, &db, &diag);
+    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
     if (rc == KT_OK)
         rc = kt_csv_import(file, db, &st, &diag);
     kt_db_close(db);
@@ -41,43 +49,65 @@ static int import_csv(const char *file, const char *path)
     return CLI_OK;
 }
 
-int cli_import(int argc, char **argv)
+/* The default spec folder, when ktune runs from the repository. */
+static const char *default_specs(void)
 {
-    static const struct option LONG[] = {{"db", required_argument, 0, 'd'},
-                                         {"device", required_argument, 0, 'D'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *path = "ktune.db", *device = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
-        switch (c) {
-        case 'd': path = optarg; break;
-        case 'D': device = optarg; break;
-        case 'h': fputs(USAGE, stdout); return CLI_OK;
-        default: return CLI_USAGE;
-        }
-    }
-    bool csv = optind + 2 == argc && strcmp(argv[optind], "csv") == 0;
-    if (csv && device)
-        return cli_usage_error("import", "--device is for 'miopen': a CSV names its "
-                               "devices");
-    if (csv)
-        return import_csv(argv[optind + 1], path);
-    if (optind + 2 != argc || strcmp(argv[optind], "miopen") != 0)
-        return cli_usage_error("import", "expected 'miopen PERFDB' or 'csv FILE'");
+    struct stat st;
+    return stat("kernels/miopen", &st) == 0 && S_ISDIR(st.st_mode) ? "kernels/miopen"
+                                                                   : NULL;
+}
+
+static int import_miopen(const char *file, const char *path, kt_miopen_options *o)
+{
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     kt_import_stats st;
-    int rc = kt_db_open(path, &db, &diag);
+    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
     if (rc == KT_OK)
-        rc = kt_miopen_import(argv[optind + 1], db, device, &st, &diag);
+        rc = kt_miopen_import_opts(file, db, o, &st, &diag);
     kt_db_close(db);
     if (rc != KT_OK)
         return cli_error("%s", diag.msg);
+    if (st.rejected)
+        fprintf(stderr, "ktune: warning: %s: %llu rows are not a configuration of "
+                "their solver, not stored: %s%s\n", file,
+                (unsigned long long)st.rejected, st.rejects,
+                st.rejected > 3 ? "; ..." : "");
     printf("read %llu rows of %llu solvers (%llu with named parameters); %llu new in "
            "%s as device %s\n", (unsigned long long)st.rows,
            (unsigned long long)st.solvers, (unsigned long long)st.named,
            (unsigned long long)st.added, path, st.device);
     return CLI_OK;
+}
+
+int cli_import(int argc, char **argv)
+{
+    static const struct option LONG[] = {{"db", required_argument, 0, 'd'},
+                                         {"device", required_argument, 0, 'D'},
+                                         {"specs", required_argument, 0, 's'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *path = "ktune.db";
+    kt_miopen_options o = {.spec_dir = default_specs()};
+    bool miopen_only = false; /* an option only 'miopen' takes was given */
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+        switch (c) {
+        case 'd': path = optarg; break;
+        case 'D': o.device = optarg; miopen_only = true; break;
+        case 's': o.spec_dir = optarg; miopen_only = true; break;
+        case 'h': fputs(USAGE, stdout); return CLI_OK;
+        default: return CLI_USAGE;
+        }
+    }
+    bool csv = optind + 2 == argc && strcmp(argv[optind], "csv") == 0;
+    if (csv && miopen_only)
+        return cli_usage_error("import", "--device and --specs are for 'miopen': a "
+                               "CSV names its devices and kernels");
+    if (csv)
+        return import_csv(argv[optind + 1], path);
+    if (optind + 2 != argc || strcmp(argv[optind], "miopen") != 0)
+        return cli_usage_error("import", "expected 'miopen PERFDB' or 'csv FILE'");
+    return import_miopen(argv[optind + 1], path, &o);
 }

@@ -158,7 +158,7 @@ int cli_train(int argc, char **argv)
     kt_db *db = NULL;
     kt_dataset *d = NULL;
     kt_model *m = NULL;
-    if (kt_db_open(db_path, &db, &diag) == KT_OK &&
+    if (kt_db_open_mode(db_path, KT_DB_EXISTING, &db, &diag) == KT_OK &&
         (cost ? kt_dataset_load_all(db, kernel, o.where, &d, &diag)
               : kt_dataset_load(db, kernel, o.where, &d, &diag)) == KT_OK &&
         (rc = check_fields(d, o.group_ignore)) == CLI_OK &&

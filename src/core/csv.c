@@ -3,6 +3,7 @@
 #include "core/util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Where the parser stands. */
 typedef struct cursor {
@@ -99,13 +100,34 @@ static int record(cursor *c, char ***fields, size_t *cap, size_t *n)
     }
 }
 
+/* A NUL byte would end the text early, dropping the rest unseen: refuse
+ * it, at its line and column. */
+static int check_nul(cursor *c, size_t len)
+{
+    char *nul = memchr(c->p, '\0', len);
+    if (!nul)
+        return KT_OK;
+    for (char *s = c->p; s < nul; s++)
+        if (*s == '\n') {
+            c->line++;
+            c->line_start = s + 1;
+        }
+    c->p = nul;
+    return syntax(c, "a NUL byte (is this a text file?)");
+}
+
 int kt_csv_read(const char *path, kt_csv_record_fn fn, void *user, kt_diag *diag)
 {
     char *text;
-    int rc = kt_read_file(path, &text, NULL, diag);
+    size_t len;
+    int rc = kt_read_file(path, &text, &len, diag);
     if (rc != KT_OK)
         return rc;
-    cursor c = {.path = path, .p = text, .line_start = text, .line = 1, .diag = diag};
+    /* A UTF-8 byte order mark (spreadsheets write one) is not data. */
+    size_t bom = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    cursor c = {.path = path, .p = text + bom, .line_start = text + bom, .line = 1,
+                .diag = diag};
+    rc = check_nul(&c, len - bom);
     char **fields = NULL;
     size_t cap = 0, n;
     while (rc == KT_OK && *c.p) {

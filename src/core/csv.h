@@ -2,9 +2,10 @@
  *
  * Fields may be quoted ("a, b"), with "" for a quote inside and line breaks
  * inside quotes; records end at LF or CRLF; a final line break is optional
- * and blank lines are skipped.  A quote inside an unquoted field, text
- * after a closing quote, or a quote left open is an error naming the file,
- * line and column.
+ * and blank lines are skipped; a leading UTF-8 byte order mark is skipped.
+ * A quote inside an unquoted field, text after a closing quote, a quote
+ * left open, or a NUL byte anywhere is an error naming the file, line and
+ * column.
  */
 #ifndef KT_CSV_H
 #define KT_CSV_H

@@ -27,6 +27,9 @@ typedef struct importer {
     const char *path;
     int col[C_N];          /* field index of each column, -1 when absent */
     size_t nfields;        /* fields per record, from the header */
+    int64_t ref_kernel;    /* the kernel ref_problem and ref_config are of */
+    char *ref_problem;     /* keys of a row of that kernel, stored or earlier */
+    char *ref_config;      /* in this file: every row's must name the same */
     kt_csv_import_stats *st;
     kt_diag *diag;
 } importer;
@@ -107,7 +110,60 @@ static int parse_result(const importer *im, char **f, size_t line, kt_result *r)
     return KT_OK;
 }
 
-static int store(importer *im, char **f, const kt_result *r)
+/* A problem or configuration column that is not NAME=VALUE,...: a
+ * file:line error. */
+static int check_key(importer *im, char **f, int c, size_t line)
+{
+    if (kt_db_key_check(get(im, f, c), im->diag) == KT_OK)
+        return KT_OK;
+    char where[300];
+    snprintf(where, sizeof where, "%s:%zu: column '%s'", im->path, line, COLUMNS[c]);
+    kt_diag_prefix(im->diag, where);
+    return KT_EFORMAT;
+}
+
+/* Whether the keys a and b (both checked) name the same parameters in the
+ * same order. */
+static bool same_names(const char *a, const char *b)
+{
+    for (;;) {
+        size_t na = strcspn(a, "="), nb = strcspn(b, "=");
+        if (na != nb || strncmp(a, b, na) != 0)
+            return false;
+        a += strcspn(a, ",");
+        b += strcspn(b, ",");
+        if (!*a || !*b)
+            return !*a && !*b;
+        a++, b++;
+    }
+}
+
+/* The row's keys must name the parameters that the kernel's rows already
+ * stored name (training reads a kernel's rows as one table); the first row
+ * of a new kernel sets them. */
+static int check_names(importer *im, char **f, int64_t kernel, size_t line)
+{
+    int rc = KT_OK;
+    if (kernel != im->ref_kernel || !im->ref_config) {
+        free(im->ref_problem);
+        free(im->ref_config);
+        im->ref_kernel = kernel;
+        rc = kt_db_kernel_sample(im->db, kernel, &im->ref_problem, &im->ref_config,
+                                 im->diag);
+        if (rc == KT_OK && !im->ref_config)
+            return KT_OK; /* the kernel's first row */
+    }
+    for (int c = C_PROBLEM; rc == KT_OK && c <= C_CONFIG; c++) {
+        const char *ref = c == C_PROBLEM ? im->ref_problem : im->ref_config;
+        if (!same_names(get(im, f, c), ref))
+            rc = kt_fail(im->diag, KT_EFORMAT, "%s:%zu: column '%s': '%s' names other "
+                         "parameters than the rows of kernel %s (as '%s')", im->path,
+                         line, COLUMNS[c], get(im, f, c), get(im, f, C_KERNEL), ref);
+    }
+    return rc;
+}
+
+static int store(importer *im, char **f, const kt_result *r, size_t line)
 {
     kt_device_info dev = {0};
     kt_strlcpy(dev.name, sizeof dev.name, get(im, f, C_DEVICE));
@@ -118,6 +174,8 @@ static int store(importer *im, char **f, const kt_result *r)
     if (rc == KT_OK)
         rc = kt_db_kernel(im->db, get(im, f, C_KERNEL), get(im, f, C_HASH), &kernel,
                           im->diag);
+    if (rc == KT_OK)
+        rc = check_names(im, f, kernel, line);
     if (rc == KT_OK)
         rc = kt_db_problem(im->db, kernel, get(im, f, C_PROBLEM), &problem, im->diag);
     int64_t before = kt_db_changes(im->db);
@@ -157,9 +215,13 @@ static int on_record(void *user, char **f, size_t n, size_t line)
                        "UTC time like 2026-11-24T00:46:18.420Z", im->path, line,
                        get(im, f, C_CREATED));
     kt_result r;
-    int rc = parse_result(im, f, line, &r);
+    int rc = check_key(im, f, C_PROBLEM, line);
     if (rc == KT_OK)
-        rc = store(im, f, &r);
+        rc = check_key(im, f, C_CONFIG, line);
+    if (rc == KT_OK)
+        rc = parse_result(im, f, line, &r);
+    if (rc == KT_OK)
+        rc = store(im, f, &r, line);
     im->st->rows += rc == KT_OK;
     return rc;
 }
@@ -168,11 +230,13 @@ int kt_csv_import(const char *path, kt_db *db, kt_csv_import_stats *stats,
                   kt_diag *diag)
 {
     *stats = (kt_csv_import_stats){0};
-    importer im = {.db = db, .path = path, .st = stats, .diag = diag};
+    importer im = {.db = db, .path = path, .ref_kernel = -1, .st = stats, .diag = diag};
     int rc = kt_db_begin(db, diag);
     if (rc != KT_OK)
         return rc;
     rc = kt_csv_read(path, on_record, &im, diag);
+    free(im.ref_problem);
+    free(im.ref_config);
     if (rc == KT_OK && im.nfields == 0)
         rc = kt_fail(diag, KT_EFORMAT, "%s: empty (no header)", path);
     if (rc == KT_OK)

@@ -6,7 +6,11 @@
  * spread, reps, compile_ms, energy_j, power_w, sm_clock_mhz, detail, and
  * created (read but not kept: the database stamps rows as it stores
  * them).  Any other column is an error, as is a row whose status is
- * unknown, whose numbers do not parse, or that is ok without a time.  An
+ * unknown, whose numbers do not parse, that is ok without a time, whose
+ * problem or config is not a key (kt_db_key_check), or whose problem or
+ * config names other parameters than the rows of its kernel already
+ * stored or read before it (training reads a kernel's rows as one table).
+ * A leading UTF-8 byte order mark is skipped; a NUL byte is an error.  An
  * imported device is identified as "imported|NAME" (the export carries no
  * fingerprint), so live runs never mistake its rows for their own.
  * Rows already stored are kept (the first measurement wins).  Times carry

@@ -7,11 +7,14 @@
 #include "store/db.h"
 #include "core/util.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define KT_DB_APP_ID 0x6b74756e /* "ktun" */
 #define KT_DB_VERSION 2
@@ -50,7 +53,7 @@ static const char SCHEMA[] =
 /* The statements this file prepares once per handle. */
 enum {
     ST_DEVICE_GET, ST_DEVICE_PUT, ST_KERNEL_GET, ST_KERNEL_PUT, ST_PROBLEM_GET,
-    ST_PROBLEM_PUT, ST_LOOKUP, ST_RECORD, ST_REMEASURE, ST_COUNT, ST_N
+    ST_PROBLEM_PUT, ST_LOOKUP, ST_RECORD, ST_REMEASURE, ST_COUNT, ST_SAMPLE, ST_N
 };
 
 static const char *const SQL[ST_N] = {
@@ -85,6 +88,8 @@ static const char *const SQL[ST_N] = {
                      " max_error = excluded.max_error, sm_clock_mhz = excluded.sm_clock_mhz,"
                      " created = excluded.created WHERE measurement.status <> 'ok'",
     [ST_COUNT] = "SELECT count(*) FROM measurement WHERE device_id = ?1 AND problem_id = ?2",
+    [ST_SAMPLE] = "SELECT p.key, m.config FROM problem p JOIN measurement m"
+                  " ON m.problem_id = p.id WHERE p.kernel_id = ?1 LIMIT 1",
 };
 
 struct kt_db {
@@ -101,10 +106,10 @@ static int db_error(kt_db *db, kt_diag *diag, const char *what)
 
 /* ---------------------------------------------------------------- open */
 
-static int pragma_int(kt_db *db, const char *sql, int *out)
+static int pragma_int(sqlite3 *conn, const char *sql, int *out)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(conn, sql, -1, &st, NULL) != SQLITE_OK)
         return KT_EDB;
     int rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
@@ -123,19 +128,21 @@ static int exec(kt_db *db, const char *sql, kt_diag *diag)
     return KT_EDB;
 }
 
-/* Run sql, then stamp the file with our id and version, in one
- * transaction. */
+/* Run sql, then stamp the file with our id and version (inside the
+ * caller's transaction). */
 static int write_schema(kt_db *db, const char *sql, kt_diag *diag)
 {
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas,
              "PRAGMA application_id = %d; PRAGMA user_version = %d;",
              KT_DB_APP_ID, KT_DB_VERSION);
-    int rc = exec(db, "BEGIN IMMEDIATE", diag);
-    if (rc == KT_OK)
-        rc = exec(db, sql, diag);
-    if (rc == KT_OK)
-        rc = exec(db, pragmas, diag);
+    int rc = exec(db, sql, diag);
+    return rc == KT_OK ? exec(db, pragmas, diag) : rc;
+}
+
+/* End the transaction: commit when rc is KT_OK, else roll back. */
+static int end_transaction(kt_db *db, int rc, kt_diag *diag)
+{
     if (rc == KT_OK)
         rc = exec(db, "COMMIT", diag);
     if (rc != KT_OK)
@@ -146,52 +153,121 @@ static int write_schema(kt_db *db, const char *sql, kt_diag *diag)
 /* Version 1 lacked the SM clock; its rows read it as unknown. */
 static const char UPGRADE_1[] = "ALTER TABLE measurement ADD COLUMN sm_clock_mhz REAL;";
 
-/* Accept an empty file (create the schema) or one of ours of a version we
- * know; refuse everything else. */
-static int check_schema(kt_db *db, kt_diag *diag)
+/* Whether the first bytes of the file at path are the header of a ktune
+ * database (SQLite's, with our application_id at offset 68), read without
+ * SQLite: a hot journal beside a file stops a read-only connection. */
+static bool ktune_header(const char *path)
 {
-    int app = 0, version = 0, tables = 0;
-    if (pragma_int(db, "PRAGMA application_id", &app) != KT_OK)
-        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (%s)", db->path,
-                       sqlite3_errmsg(db->conn));
-    if (pragma_int(db, "PRAGMA user_version", &version) != KT_OK ||
-        pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables) != KT_OK)
-        return db_error(db, diag, "cannot read the schema");
-    if (app == 0 && version == 0 && tables == 0)
-        return write_schema(db, SCHEMA, diag);
+    unsigned char head[72] = {0};
+    FILE *f = fopen(path, "rb");
+    bool ours = f && fread(head, 1, sizeof head, f) == sizeof head &&
+                memcmp(head, "SQLite format 3", 16) == 0 &&
+                memcmp(head + 68, "ktun", 4) == 0;
+    if (f)
+        fclose(f);
+    return ours;
+}
+
+/* Whether the file at path is a ktune database of a version we read, asked
+ * through a read-only connection: nothing is written to a file before it
+ * is known to be ours (not even the switch to WAL).  One of ours with a
+ * transaction to roll back (a kill while it was created) sets *recheck:
+ * the read-write connection rolls it back and checks again. */
+static int check_identity(const char *path, int *version, bool *recheck,
+                          kt_diag *diag)
+{
+    sqlite3 *c = NULL;
+    int app = 0, rc = sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL);
+    if (rc == SQLITE_OK && (pragma_int(c, "PRAGMA application_id", &app) != KT_OK ||
+                            pragma_int(c, "PRAGMA user_version", version) != KT_OK))
+        rc = sqlite3_extended_errcode(c);
+    char why[256];
+    kt_strlcpy(why, sizeof why, c ? sqlite3_errmsg(c) : "out of memory");
+    sqlite3_close(c);
+    *recheck = rc == SQLITE_READONLY_ROLLBACK && ktune_header(path);
+    if (*recheck)
+        return KT_OK;
+    if (rc == SQLITE_NOTADB)
+        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (not an SQLite "
+                       "file)", path);
+    if (rc == SQLITE_READONLY_ROLLBACK)
+        return kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (an SQLite file "
+                       "with another application's unfinished transaction)", path);
+    if (rc != SQLITE_OK)
+        return kt_fail(diag, KT_EDB, "%s: cannot read the database: %s", path, why);
     if (app != KT_DB_APP_ID)
         return kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (an SQLite file "
-                       "of another application)", db->path);
-    if (version == 1)
-        return write_schema(db, UPGRADE_1, diag);
-    if (version != KT_DB_VERSION)
+                       "of another application)", path);
+    if (*version != 1 && *version != KT_DB_VERSION)
         return kt_fail(diag, KT_EFORMAT, "%s: schema version %d is not supported "
-                       "(this ktune reads version %d)", db->path, version,
-                       KT_DB_VERSION);
+                       "(this ktune reads version %d)", path, *version, KT_DB_VERSION);
     return KT_OK;
 }
 
-static int configure(kt_db *db, kt_diag *diag)
+/* Make sure the file at path is a ktune database before anything opens it
+ * for writing.  No file, or an empty one (it holds nothing to lose, and the
+ * sqlite3 shell leaves one when it opens a path that does not exist): a
+ * database is created there when mode allows, else an error.  Any other
+ * file must be ours.  *fresh: create or check again in a transaction on
+ * the read-write connection (init_schema). */
+static int identify(const char *path, kt_db_mode mode, bool *fresh, int *version,
+                    kt_diag *diag)
 {
-    sqlite3_busy_timeout(db->conn, 10000);
+    struct stat st;
+    int got = stat(path, &st);
+    bool absent = got != 0 && errno == ENOENT;
+    *fresh = absent || (got == 0 && S_ISREG(st.st_mode) && st.st_size == 0);
+    if (*fresh && mode == KT_DB_EXISTING)
+        return absent ? kt_fail(diag, KT_EIO, "cannot open '%s': no such file", path)
+                      : kt_fail(diag, KT_EFORMAT, "%s: an empty file, not a ktune "
+                                "database", path);
+    return *fresh ? KT_OK : check_identity(path, version, fresh, diag);
+}
+
+/* Write the schema into an empty file, unless another process did first
+ * (then it must be ours): one exclusive transaction, in the rollback
+ * journal (WAL comes after), so a kill leaves the file empty again (with a
+ * journal that the next open rolls back, see check_identity). */
+static int init_schema(kt_db *db, int *version, kt_diag *diag)
+{
+    int app = 0, tables = 0;
+    int rc = exec(db, "BEGIN EXCLUSIVE", diag);
+    if (rc == KT_OK && (pragma_int(db->conn, "PRAGMA application_id", &app) != KT_OK ||
+                        pragma_int(db->conn, "PRAGMA user_version", version) != KT_OK ||
+                        pragma_int(db->conn, "SELECT count(*) FROM sqlite_schema",
+                                   &tables) != KT_OK))
+        rc = db_error(db, diag, "cannot read the schema");
+    bool empty = app == 0 && tables == 0 && *version == 0;
+    if (rc == KT_OK && !empty && app != KT_DB_APP_ID)
+        rc = kt_fail(diag, KT_EFORMAT, "%s: not a ktune database (an SQLite file of "
+                     "another application)", db->path);
+    if (rc == KT_OK && empty) {
+        rc = write_schema(db, SCHEMA, diag);
+        *version = KT_DB_VERSION;
+    }
+    return end_transaction(db, rc, diag);
+}
+
+static int configure(kt_db *db, int version, kt_diag *diag)
+{
     /* WAL: readers never block the tuner; synchronous=FULL: a committed
      * measurement survives power loss, not only a killed process. */
-    const char *setup = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
-                        " PRAGMA foreign_keys = ON;";
-    char *err = NULL;
-    if (sqlite3_exec(db->conn, setup, NULL, NULL, &err) != SQLITE_OK) {
-        int code = sqlite3_errcode(db->conn);
-        kt_fail(diag, code == SQLITE_NOTADB ? KT_EFORMAT : KT_EDB,
-                "%s: %s", db->path,
-                code == SQLITE_NOTADB ? "not a ktune database (not an SQLite file)"
-                                      : (err ? err : sqlite3_errmsg(db->conn)));
-        sqlite3_free(err);
-        return code == SQLITE_NOTADB ? KT_EFORMAT : KT_EDB;
+    int rc = exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                      " PRAGMA foreign_keys = ON;", diag);
+    if (rc == KT_OK && version == 1) {
+        rc = exec(db, "BEGIN IMMEDIATE", diag);
+        if (rc == KT_OK)
+            rc = end_transaction(db, write_schema(db, UPGRADE_1, diag), diag);
     }
-    return KT_OK;
+    return rc;
 }
 
 int kt_db_open(const char *path, kt_db **out, kt_diag *diag)
+{
+    return kt_db_open_mode(path, KT_DB_CREATE, out, diag);
+}
+
+int kt_db_open_mode(const char *path, kt_db_mode mode, kt_db **out, kt_diag *diag)
 {
     *out = NULL;
     kt_db *db = calloc(1, sizeof *db);
@@ -199,14 +275,20 @@ int kt_db_open(const char *path, kt_db **out, kt_diag *diag)
         free(db);
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     }
-    int rc = KT_OK;
-    if (sqlite3_open_v2(path, &db->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+    int version = 0;
+    bool fresh;
+    int rc = identify(path, mode, &fresh, &version, diag);
+    if (rc == KT_OK &&
+        sqlite3_open_v2(path, &db->conn,
+                        SQLITE_OPEN_READWRITE | (fresh ? SQLITE_OPEN_CREATE : 0),
                         NULL) != SQLITE_OK)
         rc = db_error(db, diag, "cannot open");
     if (rc == KT_OK)
-        rc = configure(db, diag);
+        sqlite3_busy_timeout(db->conn, 10000);
+    if (rc == KT_OK && fresh)
+        rc = init_schema(db, &version, diag);
     if (rc == KT_OK)
-        rc = check_schema(db, diag);
+        rc = configure(db, version, diag);
     for (int i = 0; rc == KT_OK && i < ST_N; i++)
         if (sqlite3_prepare_v2(db->conn, SQL[i], -1, &db->st[i], NULL) != SQLITE_OK)
             rc = db_error(db, diag, "cannot prepare a statement");
@@ -425,6 +507,73 @@ int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n, kt_diag 
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return rc == SQLITE_ROW ? KT_OK : db_error(db, diag, "count failed");
+}
+
+int kt_db_kernel_sample(kt_db *db, int64_t kernel, char **problem, char **config,
+                        kt_diag *diag)
+{
+    sqlite3_stmt *st = db->st[ST_SAMPLE];
+    sqlite3_bind_int64(st, 1, kernel);
+    int rc = sqlite3_step(st);
+    *problem = *config = NULL;
+    if (rc == SQLITE_ROW) {
+        *problem = kt_strdup((const char *)sqlite3_column_text(st, 0));
+        *config = kt_strdup((const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc == SQLITE_ROW && (!*problem || !*config)) {
+        free(*problem);
+        free(*config);
+        *problem = *config = NULL;
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    }
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? KT_OK
+                                                 : db_error(db, diag, "lookup failed");
+}
+
+/* ----------------------------------------------------------------- keys */
+
+static bool is_identifier(const char *s, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+            return false;
+    return true;
+}
+
+/* Whether the item names (name, n) before position end of key. */
+static bool named_before(const char *key, const char *end, const char *name, size_t n)
+{
+    for (const char *s = key; s < end; s += strcspn(s, ",") + 1)
+        if (strncmp(s, name, n) == 0 && s[n] == '=')
+            return true;
+    return false;
+}
+
+int kt_db_key_check(const char *key, kt_diag *diag)
+{
+    for (const char *s = key; *s;) {
+        size_t len = strcspn(s, ",");
+        const char *eq = memchr(s, '=', len);
+        size_t nlen = eq ? (size_t)(eq - s) : 0, vlen = eq ? len - nlen - 1 : 0;
+        if (!eq || !is_identifier(s, nlen))
+            return kt_fail(diag, KT_EINVAL, "'%.*s' is not NAME=VALUE", (int)len, s);
+        bool clean = vlen > 0;
+        for (size_t i = 0; clean && i < vlen; i++)
+            clean = eq[1 + i] != '=' && !iscntrl((unsigned char)eq[1 + i]);
+        if (!clean)
+            return kt_fail(diag, KT_EINVAL, "'%.*s': the value is empty or holds '=' "
+                           "or a control character", (int)len, s);
+        if (named_before(key, s, s, nlen))
+            return kt_fail(diag, KT_EINVAL, "'%.*s' is named twice", (int)nlen, s);
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            return kt_fail(diag, KT_EINVAL, "ends with ','");
+    }
+    return KT_OK;
 }
 
 /* ------------------------------------------------------------- queries */

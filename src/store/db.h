@@ -46,9 +46,32 @@ typedef struct kt_db_filter {
     bool ok_only;           /* status ok only */
 } kt_db_filter;
 
-/* Open (creating if absent) the database at path. */
+/* What opening does where there is no database yet: no file, or an empty
+ * one (it holds nothing to lose; the sqlite3 shell leaves one when it
+ * opens a path that does not exist). */
+typedef enum kt_db_mode {
+    KT_DB_CREATE,   /* create the database there: commands that write */
+    KT_DB_EXISTING, /* fail ("no such file" KT_EIO, "an empty file"
+                       KT_EFORMAT): commands that only read create nothing */
+} kt_db_mode;
+
+/* Open the database at path.  Any other file is identified as a ktune
+ * database (application_id and a schema version this ktune reads) through
+ * a read-only connection before anything writes to it, so a foreign file
+ * is refused (KT_EFORMAT) byte for byte unchanged, even one with another
+ * application's unfinished transaction.  A version-1 file is upgraded in
+ * place; one of ours that a kill left mid-transaction is rolled back. */
+int kt_db_open_mode(const char *path, kt_db_mode mode, kt_db **out, kt_diag *diag);
+/* kt_db_open_mode with KT_DB_CREATE. */
 int kt_db_open(const char *path, kt_db **out, kt_diag *diag);
 void kt_db_close(kt_db *db);
+
+/* Check that key is a problem or configuration key the database can
+ * store: NAME=VALUE items joined by ',', each NAME an identifier named
+ * once, each VALUE non-empty without '=', ',' or control characters ("" is
+ * the key of no parameters).  KT_EINVAL with why in diag (no file name:
+ * the caller adds where the key came from). */
+int kt_db_key_check(const char *key, kt_diag *diag);
 
 /* Get-or-create ids. */
 int kt_db_device(kt_db *db, const kt_device_info *dev, int64_t *id, kt_diag *diag);
@@ -73,6 +96,12 @@ int kt_db_record(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
 int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
                     const char *config, const kt_result *r, const char *created,
                     kt_diag *diag);
+
+/* The problem and configuration keys of one stored row of kernel (any
+ * row: rows of a kernel name the same parameters), into *problem and
+ * *config (caller frees); both NULL when the kernel has no rows. */
+int kt_db_kernel_sample(kt_db *db, int64_t kernel, char **problem, char **config,
+                        kt_diag *diag);
 
 /* Rows in insertion order. */
 int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,

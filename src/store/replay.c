@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct entry {
     char *config;         /* configuration key */
@@ -108,10 +107,8 @@ int kt_replay_open(const char *db_path, const char *kernel, const char *source_h
                    kt_diag *diag)
 {
     *out = NULL;
-    if (access(db_path, F_OK) != 0)
-        return kt_fail(diag, KT_EIO, "cannot open '%s': no such file", db_path);
     kt_db *db = NULL;
-    int rc = kt_db_open(db_path, &db, diag);
+    int rc = kt_db_open_mode(db_path, KT_DB_EXISTING, &db, diag);
     if (rc == KT_OK)
         rc = kt_replay_load(db, db_path, kernel, source_hash, problem, device, out, diag);
     kt_db_close(db);
