@@ -94,7 +94,7 @@ static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
  * the backend's buffer), the shared reference of each output and one
  * scratch copy of the largest. */
 static int check_memory(const kt_spec *spec, const kt_args *a, uint64_t limit,
-                        kt_diag *diag)
+                        bool given, kt_diag *diag)
 {
     double total = 0, biggest = 0;
     size_t big = 0;
@@ -109,10 +109,10 @@ static int check_memory(const kt_spec *spec, const kt_args *a, uint64_t limit,
     total += biggest;
     if (total <= (double)limit)
         return KT_OK;
-    return kt_fail(diag, KT_ERANGE, "the problem needs %.3g GiB of buffers (the largest, "
-                   "'%s', is %.3g GiB), more than the limit of %.3g GiB (half of this "
-                   "machine's memory unless set)", gib(total),
-                   a->n ? spec->args[big].name : "", gib(biggest), gib((double)limit));
+    return kt_fail(diag, KT_ERANGE, "the problem needs %.4g GiB of buffers (the largest, "
+                   "'%s', is %.4g GiB), more than the limit of %.4g GiB (%s)", gib(total),
+                   a->n ? spec->args[big].name : "", gib(biggest), gib((double)limit),
+                   given ? "as set" : "half of this machine's memory; --max-memory sets it");
 }
 
 /* ------------------------------------------------------------ starting */
@@ -385,7 +385,7 @@ static int make_setup(kt_worker *w, const kt_backend *be, const kt_backend_opts 
         return rc;
     uint64_t limit = w->opts.max_memory ? w->opts.max_memory : default_memory_limit();
     size_t *offsets = calloc(w->spec->nargs + 1, sizeof *offsets);
-    rc = offsets ? check_memory(w->spec, &plan, limit, diag)
+    rc = offsets ? check_memory(w->spec, &plan, limit, w->opts.max_memory != 0, diag)
                  : kt_fail(diag, KT_ENOMEM, "out of memory");
     size_t shared = rc == KT_OK ? worker_ref_offsets(w->spec, &plan, offsets) : 0;
     free(offsets);
