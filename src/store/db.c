@@ -88,8 +88,8 @@ static const char *const SQL[ST_N] = {
                      " max_error = excluded.max_error, sm_clock_mhz = excluded.sm_clock_mhz,"
                      " created = excluded.created WHERE measurement.status <> 'ok'",
     [ST_COUNT] = "SELECT count(*) FROM measurement WHERE device_id = ?1 AND problem_id = ?2",
-    [ST_SAMPLE] = "SELECT p.key, m.config FROM problem p JOIN measurement m"
-                  " ON m.problem_id = p.id WHERE p.kernel_id = ?1 LIMIT 1",
+    [ST_SAMPLE] = ("SELECT p.key, m.config FROM problem p JOIN measurement m"
+                   " ON m.problem_id = p.id WHERE p.kernel_id = ?1 LIMIT 1"),
 };
 
 struct kt_db {
