@@ -423,6 +423,54 @@ static void test_sampling_draws_each_group_alone(void)
     release(s, &prob, spec);
 }
 
+static void test_a_sample_stands_for_a_space_too_large_to_list(void)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    kt_space *s = space_of(many_params(20, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]"),
+                           C("P3 < P17"), "", NULL, &spec, &prob);
+    kt_diag d = {{0}};
+    kt_rng rng;
+    kt_rng_seed(&rng, 3);
+    CHECK(kt_space_build(s, 1000, &d) == KT_ERANGE);
+    CHECK(kt_space_build_sample(s, 1000, &rng, &d) == KT_OK);
+    CHECK(kt_space_is_sample(s) && kt_space_size(s) == 1000);
+    for (uint64_t i = 0; i < 1000; i++) {
+        const uint16_t *c = kt_space_at(s, i);
+        uint64_t idx;
+        CHECK(kt_space_is_valid(s, c));
+        CHECK(kt_space_index_of(s, c, &idx) == KT_OK && idx == i); /* sorted, distinct */
+    }
+    uint16_t def[20] = {0}; /* the default, P3 = P17 = 0, is invalid here */
+    uint64_t idx;
+    CHECK(kt_space_index_of(s, def, &idx) == KT_ENOTFOUND);
+    release(s, &prob, spec);
+
+    /* 13 valid of 16: a sample of 5 holds each about 5/13 of the time, and
+     * the valid default (A = B = 1) always */
+    int hits[4][4] = {{0}};
+    for (int seed = 0; seed < 1300; seed++) {
+        s = space_of(P("A", "[1, 2, 4, 8]") "," P("B", "[1, 2, 4, 8]"), C("A * B <= 16"),
+                     "", NULL, &spec, &prob);
+        kt_rng_seed(&rng, (uint64_t)seed);
+        CHECK(kt_space_build_sample(s, 5, &rng, &d) == KT_OK && kt_space_size(s) == 5);
+        for (uint64_t i = 0; i < 5; i++)
+            hits[kt_space_at(s, i)[0]][kt_space_at(s, i)[1]]++;
+        release(s, &prob, spec);
+    }
+    CHECK_EQ_INT(hits[0][0], 1300);
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            if ((a || b) && a + b <= 4) /* 4 of the other 12 each time: 433 */
+                CHECK(abs(hits[a][b] - 433) < 90);
+
+    s = space_of(P("A", "[1, 2, 4, 8]"), C("A > 8"), "", NULL, &spec, &prob);
+    CHECK(kt_space_build_sample(s, 5, &rng, &d) == KT_EEMPTY);
+    CHECK(strstr(d.msg, "1000000 random draws of A (1 parameters, 4 combinations)"));
+    CHECK(!kt_space_is_built(s));
+    release(s, &prob, spec);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_counts_match_naive_enumeration),
     KT_T(test_pruning_skips_subtrees),
@@ -436,5 +484,6 @@ static const kt_test TESTS[] = {
     KT_T(test_linked_groups_are_searched_alone),
     KT_T(test_long_searches_stop_at_the_bound_or_on_request),
     KT_T(test_sampling_draws_each_group_alone),
+    KT_T(test_a_sample_stands_for_a_space_too_large_to_list),
 };
 KT_TEST_MAIN(TESTS)

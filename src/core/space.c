@@ -28,6 +28,7 @@ struct kt_space {
     uint16_t *cursor;      /* scratch: the DFS position */
     uint16_t *built;       /* materialised valid configurations, or NULL */
     uint64_t nbuilt;
+    bool sampled;          /* built holds a random sample, not every one */
     size_t *order;         /* every parameter, in spec order (the whole tree) */
     size_t ngroups;        /* groups of parameters linked by conditions */
     size_t *gparams;       /* group g is gparams[gstart[g]..gstart[g+1]) */
@@ -575,6 +576,14 @@ bool kt_space_is_valid(kt_space *s, const uint16_t *cfg)
 
 /* ------------------------------------------------------ materialisation */
 
+static void unbuild(kt_space *s)
+{
+    free(s->built);
+    s->built = NULL;
+    s->nbuilt = 0;
+    s->sampled = false;
+}
+
 static int visit_build(void *user, const uint16_t *cfg)
 {
     kt_space *s = user;
@@ -584,9 +593,7 @@ static int visit_build(void *user, const uint16_t *cfg)
 
 static int build_fail(kt_space *s, int rc, kt_diag *diag)
 {
-    free(s->built);
-    s->built = NULL;
-    s->nbuilt = 0;
+    unbuild(s);
     if (rc == KT_ENOMEM)
         return kt_fail(diag, rc, "out of memory listing the space");
     return kt_fail(diag, rc, "%s", s->err.msg);
@@ -594,9 +601,7 @@ static int build_fail(kt_space *s, int rc, kt_diag *diag)
 
 int kt_space_build(kt_space *s, uint64_t limit, kt_diag *diag)
 {
-    free(s->built);
-    s->built = NULL;
-    s->nbuilt = 0;
+    unbuild(s);
     /* Count first: a space too large to list is refused at once, with its
      * size, instead of after listing the first limit configurations. */
     uint64_t count;
@@ -608,7 +613,8 @@ int kt_space_build(kt_space *s, uint64_t limit, kt_diag *diag)
         kt_space_count_text(s, &text, NULL);
         kt_fail(&s->err, KT_ERANGE, "the space has %s valid configurations, more "
                 "than %llu (the most listed in memory); hint: add conditions or "
-                "narrow the parameters' values", text ? text : "too many",
+                "narrow the parameters' values, or tune with --strategy random, "
+                "which samples it", text ? text : "too many",
                 (unsigned long long)limit);
         free(text);
         rc = KT_ERANGE;
@@ -644,6 +650,7 @@ int kt_space_domain_error(const kt_space *s, kt_diag *diag)
 }
 
 bool kt_space_is_built(const kt_space *s) { return s->built != NULL; }
+bool kt_space_is_sample(const kt_space *s) { return s->sampled; }
 uint64_t kt_space_size(const kt_space *s) { return s->nbuilt; }
 
 const uint16_t *kt_space_at(const kt_space *s, uint64_t i)
@@ -681,21 +688,33 @@ int kt_space_index_of(const kt_space *s, const uint16_t *cfg, uint64_t *idx)
 
 /* Draw group g's parameters until its conditions hold; a uniform draw
  * among the group's valid assignments. */
-static bool group_sample(kt_space *s, size_t g, kt_rng *rng, uint16_t *cfg)
+static bool group_sample(kt_space *s, size_t g, kt_rng *rng, uint16_t *cfg,
+                         kt_space_stats *st)
 {
     const size_t *ps = s->gparams + s->gstart[g];
     size_t n = s->gstart[g + 1] - s->gstart[g];
-    kt_space_stats st = {0};
     for (int attempt = 0; attempt < SAMPLE_TRIES; attempt++) {
         bool ok = true;
         for (size_t k = 0; k < n; k++)
             cfg[ps[k]] = (uint16_t)kt_rng_below(rng, s->spec->params[ps[k]].nvalues);
         for (size_t k = 0; k < n && ok; k++)
-            ok = bind_ok(s, ps[k], cfg[ps[k]], &st);
+            ok = bind_ok(s, ps[k], cfg[ps[k]], st);
         if (ok)
             return true;
     }
     return false;
+}
+
+/* A uniform draw among the valid configurations without the built list:
+ * the valid set is the product of the groups' valid sets, so drawing each
+ * group alone is uniform, with far fewer rejections.  Returns the number
+ * of the group that found no valid assignment, or -1 on success. */
+static long sample_groups(kt_space *s, kt_rng *rng, uint16_t *cfg, kt_space_stats *st)
+{
+    for (size_t g = 0; g < s->ngroups; g++)
+        if (s->unsat_constant || !group_sample(s, g, rng, cfg, st))
+            return (long)g;
+    return -1;
 }
 
 int kt_space_sample(kt_space *s, kt_rng *rng, uint16_t *cfg)
@@ -707,13 +726,72 @@ int kt_space_sample(kt_space *s, kt_rng *rng, uint16_t *cfg)
                s->nparams * sizeof *cfg);
         return KT_OK;
     }
-    /* The valid set is the product of the groups' valid sets, so drawing
-     * each group alone is uniform, with far fewer rejections. */
-    if (s->unsat_constant)
-        return KT_EEMPTY;
-    for (size_t g = 0; g < s->ngroups; g++)
-        if (!group_sample(s, g, rng, cfg))
-            return KT_EEMPTY;
+    kt_space_stats st = {0};
+    return sample_groups(s, rng, cfg, &st) < 0 ? KT_OK : KT_EEMPTY;
+}
+
+static int cfg_order(const void *a, const void *b, void *np)
+{
+    return cfg_cmp(a, b, *(const size_t *)np);
+}
+
+/* Sort built[0..n) and drop repeats; returns how many stay. */
+static uint64_t sort_unique(kt_space *s, uint64_t n)
+{
+    size_t np = s->nparams, row = np * sizeof *s->built;
+    qsort_r(s->built, n, row, cfg_order, &np);
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (kept == 0 || cfg_cmp(s->built + (kept - 1) * np, s->built + i * np, np))
+            memmove(s->built + kept++ * np, s->built + i * np, row);
+    return kept;
+}
+
+/* The message when group g has no valid assignment the draws could find. */
+static int sample_fail(kt_space *s, long g, kt_diag *diag)
+{
+    char tree[160];
+    dfs w = {.ord = s->gparams + s->gstart[g], .n = s->gstart[g + 1] - s->gstart[g]};
+    describe_tree(s, &w, tree, sizeof tree);
+    unbuild(s);
+    return kt_fail(diag, KT_EEMPTY, "sampling the space: %d random draws of %s "
+                   "found no valid assignment", SAMPLE_TRIES, tree);
+}
+
+int kt_space_build_sample(kt_space *s, uint64_t n, kt_rng *rng, kt_diag *diag)
+{
+    unbuild(s);
+    size_t np = s->nparams;
+    if (n == 0 || n > SIZE_MAX / (np * sizeof *s->built + 1) ||
+        !(s->built = malloc(n * np * sizeof *s->built)))
+        return kt_fail(diag, KT_ENOMEM, "out of memory sampling the space");
+    uint64_t have = 0;
+    kt_space_default(s, s->built);
+    if (kt_space_is_valid(s, s->built))
+        have = 1; /* the default configuration: the tuner's baseline */
+    /* Draw what is missing, then drop repeats: the distinct draws of an
+     * i.i.d. uniform sequence form a uniform random subset.  Few repeats
+     * occur when the space is much larger than n; 4n + 1000 draws in all,
+     * or rare valid configurations reaching the bound on evaluations, end
+     * the drawing with the sample drawn so far. */
+    kt_space_stats st = {0};
+    bool stop = false;
+    for (uint64_t draws = 0; have < n && !stop && draws < 4 * n + 1000;) {
+        uint64_t i = have;
+        for (; i < n && !(stop = st.evals > s->ctl.max_evals); i++, draws++) {
+            long g = sample_groups(s, rng, s->built + i * np, &st);
+            if (g >= 0)
+                return sample_fail(s, g, diag);
+            if (s->ctl.cancel && *s->ctl.cancel) {
+                unbuild(s);
+                return kt_fail(diag, KT_ECANCELED, "sampling the space: stopped "
+                               "on request");
+            }
+        }
+        have = sort_unique(s, i);
+    }
+    s->nbuilt = have;
+    s->sampled = true;
     return KT_OK;
 }
 

@@ -125,6 +125,17 @@ int kt_space_satisfiable(kt_space *s, const uint16_t *cfg, const bool *bound,
  * kt_space_size/at/index_of and exact uniform sampling. */
 int kt_space_build(kt_space *s, uint64_t limit, kt_diag *diag);
 bool kt_space_is_built(const kt_space *s);
+
+/* Instead of every valid configuration, materialise a uniform random
+ * sample of n distinct ones (fewer if 4n + 1000 draws find fewer), plus
+ * the default configuration when it is valid: a space too large to list
+ * still serves a strategy that only draws uniformly.  Each group of
+ * parameters is drawn alone by rejection; KT_EEMPTY when a group finds no
+ * valid assignment in a million draws.  kt_space_size/at/index_of then see
+ * the sample only. */
+int kt_space_build_sample(kt_space *s, uint64_t n, kt_rng *rng, kt_diag *diag);
+/* Is the built list a sample (kt_space_build_sample)? */
+bool kt_space_is_sample(const kt_space *s);
 /* KT_EDOMAIN, with the condition and the values it was evaluated on, when a
  * condition raised a domain error (1 / 0) while the space was walked; such
  * a configuration counts as invalid, and kt_space_build fails with this

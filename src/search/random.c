@@ -64,4 +64,5 @@ const kt_strategy kt_strategy_random = {
     .init = random_init,
     .propose = random_propose,
     .free = random_free,
+    .uniform = true,
 };

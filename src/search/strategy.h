@@ -43,7 +43,8 @@ typedef struct kt_strategy {
     int abi;                 /* KT_STRATEGY_ABI */
     const char *name;
     const char *summary;     /* one line for --help */
-    /* The space is built (kt_space_build) and outlives the state. */
+    /* The space is built (kt_space_build, or kt_space_build_sample for a
+     * uniform strategy) and outlives the state. */
     int (*init)(kt_space *space, const kt_strategy_opts *opts, void **state,
                 kt_diag *diag);
     /* Write up to max configurations (n * nparams entries) into out; *n = 0
@@ -53,6 +54,10 @@ typedef struct kt_strategy {
      * not learn from results. */
     void (*observe)(void *state, const uint16_t *cfg, const kt_result *r);
     void (*free)(void *state);
+    /* Its proposals are uniform draws without replacement, so a uniform
+     * random sample of a space too large to list serves it as well as the
+     * whole space (kt_space_build_sample). */
+    bool uniform;
 } kt_strategy;
 
 const kt_strategy *kt_strategy_find(const char *name);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define SPACE_LIMIT (1u << 22) /* configurations listed in memory at most */
+#define SPACE_SAMPLE (1u << 16) /* drawn instead from a larger space (random) */
 
 /* Everything one run holds. */
 typedef struct run {
@@ -106,18 +107,34 @@ static int start_replay(run *r)
     return KT_OK;
 }
 
+/* List the valid configurations (Ctrl-C stops a long count).  A space too
+ * large to list, or past the bound on condition evaluations, is refused at
+ * once, unless the strategy only draws uniformly (random): it gets a
+ * uniform random sample of SPACE_SAMPLE configurations instead. */
+static int build_space(run *r)
+{
+    const char *name = r->opts->strategy ? r->opts->strategy : KT_STRATEGY_DEFAULT;
+    const kt_strategy *strategy = kt_strategy_find(name);
+    kt_space_set_ctl(r->space, &(kt_space_ctl){.cancel = r->opts->cancel});
+    int rc = kt_space_build(r->space, SPACE_LIMIT, r->diag);
+    if (rc == KT_ERANGE && strategy && strategy->uniform) {
+        kt_rng rng;
+        kt_rng_seed(&rng, r->opts->seed);
+        rc = kt_space_build_sample(r->space, SPACE_SAMPLE, &rng, r->diag);
+    }
+    if (rc == KT_ERANGE || rc == KT_ECANCELED || rc == KT_EEMPTY)
+        kt_diag_prefix(r->diag, r->spec->path);
+    return rc;
+}
+
 static int setup(run *r)
 {
     const kt_spec *spec = r->spec;
     int rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
     if (rc == KT_OK)
         rc = kt_space_new(spec, &r->prob, &r->space, r->diag);
-    if (rc == KT_OK) { /* Ctrl-C stops a long count; too large fails at once */
-        kt_space_set_ctl(r->space, &(kt_space_ctl){.cancel = r->opts->cancel});
-        rc = kt_space_build(r->space, SPACE_LIMIT, r->diag);
-        if (rc == KT_ERANGE || rc == KT_ECANCELED)
-            kt_diag_prefix(r->diag, spec->path);
-    }
+    if (rc == KT_OK)
+        rc = build_space(r);
     if (rc != KT_OK)
         return rc;
     r->rep->space_size = kt_space_size(r->space);
