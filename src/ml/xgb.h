@@ -9,8 +9,8 @@
  *
  * Threads: a booster trains with the number of threads its parameters name
  * (ktune passes "nthread" 1 unless told otherwise, so results do not depend
- * on the machine, and a process that forks measurement workers never has
- * an OpenMP thread pool to lose).  Predicting from one booster in several
+ * on the machine; XGBoost still starts its OpenMP runtime, which is why the
+ * measurement worker is never a fork of the tuner).  Predicting from one booster in several
  * threads at once is allowed (XGBoost keeps the output per thread); training
  * and freeing are not.
  */

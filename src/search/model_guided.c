@@ -15,8 +15,7 @@
  * besides.  The ranking feeds the proposals until the observations have
  * grown by an eighth since the fit, then the model is fitted again.
  *
- * Deterministic for a seed (XGBoost runs one thread: the tuner forks
- * measurement workers, and an OpenMP pool does not survive a fork).
+ * Deterministic for a seed (XGBoost runs one thread).
  */
 #include "ml/xgb.h"
 #include "search/moves.h"
