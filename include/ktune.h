@@ -21,6 +21,16 @@
 extern "C" {
 #endif
 
+/* --------------------------------------------------------------- version */
+
+/* The release, as MAJOR.MINOR.PATCH; the minor part grows with each change
+ * to this header's contract, the major part when it breaks. */
+#define KTUNE_VERSION "0.5.0"
+
+/* The version of the library linked (KTUNE_VERSION of its build): a program
+ * can compare it with the header it was compiled against. */
+const char *kt_version(void);
+
 /* ---------------------------------------------------------------- errors */
 
 /* X(name, value, message): the one list of error codes. */

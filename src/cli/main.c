@@ -204,7 +204,8 @@ static void usage(FILE *f)
           f);
     for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
         fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fputs("\n'ktune <command> --help' describes a command.\n", f);
+    fputs("\n'ktune <command> --help' describes a command; 'ktune --version' prints\n"
+          "the version.\n", f);
 }
 
 int main(int argc, char **argv)
@@ -220,6 +221,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("ktune %s\n", kt_version());
         return CLI_OK;
     }
     for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)

@@ -1,6 +1,8 @@
 /* error.c - messages of the KT_ERRORS codes. */
 #include "ktune.h"
 
+const char *kt_version(void) { return KTUNE_VERSION; }
+
 const char *kt_strerror(int code)
 {
     switch (code) {

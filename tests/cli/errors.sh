@@ -8,7 +8,8 @@ expect_fail 2 "'frobnicate' is not a ktune command" "$KTUNE" frobnicate
 for c in tune space db; do
     "$KTUNE" $c --help | grep -q "^usage: ktune $c" || fail "$c --help"
 done
-pass "usage and --help"
+"$KTUNE" --version | grep -Eqx 'ktune [0-9]+\.[0-9]+\.[0-9]+' || fail "--version"
+pass "usage, --help and --version"
 
 expect_fail 1 "cannot open '/nonexistent.json'" "$KTUNE" space /nonexistent.json
 printf '{\n  "ConfigurationSpace": {\n    "TuningParameters": [\n' >"$TMP/cut.json"
