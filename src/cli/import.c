@@ -1,8 +1,10 @@
 /* import.c - `ktune import miopen`: bring an MIOpen performance database
  * into ktune's results database, for training the predictor; `ktune import
- * csv`: measurements exported by `ktune db export csv`, back in. */
+ * csv`: measurements exported by `ktune db export csv`, back in; `ktune
+ * import kerneltuner`: a Kernel Tuner cache file. */
 #include "cli/cli.h"
 #include "store/csv_import.h"
+#include "store/kerneltuner.h"
 #include "store/miopen.h"
 
 #include <getopt.h>
@@ -12,7 +14,8 @@
 
 static const char USAGE[] =
     "usage: ktune import miopen PERFDB [--db FILE] [--device NAME] [--specs DIR]\n"
-    "       ktune import csv FILE [--db FILE]\n\n"
+    "       ktune import csv FILE [--db FILE]\n"
+    "       ktune import kerneltuner FILE [--db FILE]\n\n"
     "Store every row of an MIOpen performance database (the SQLite file, or\n"
     "the .bz2 MIOpen ships) as a measurement: device NAME (default: the file's\n"
     "name, e.g. gfx906_60), kernel = the solver, problem = the convolution's\n"
@@ -27,6 +30,10 @@ static const char USAGE[] =
     "csv: the rows of `ktune db export csv` (a recorded run, e.g. bench/data/),\n"
     "all or none; the devices are stored as \"imported|NAME\", so a live run\n"
     "never answers from them, while --replay and training use them.\n\n"
+    "kerneltuner: a Kernel Tuner cache file (tune_kernel's cache=), all entries\n"
+    "or none: device \"imported|device_name\", kernel kernel_name, problem\n"
+    "ProblemSize_0=...; failed entries keep their class (invalid,\n"
+    "compile_error, runtime_error).  Times stay in ms.\n\n"
     "  --db FILE           results database (default ktune.db)\n"
     "  --device NAME       miopen: the device name to store\n"
     "  --specs DIR         miopen: the solvers' space-only specs (default\n"
@@ -46,6 +53,23 @@ static int import_csv(const char *file, const char *path)
         return cli_error("%s", diag.msg);
     printf("read %llu rows; %llu new in %s\n", (unsigned long long)st.rows,
            (unsigned long long)st.added, path);
+    return CLI_OK;
+}
+
+static int import_kerneltuner(const char *file, const char *path)
+{
+    kt_diag diag = {{0}};
+    kt_db *db = NULL;
+    kt_kerneltuner_stats st;
+    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
+    if (rc == KT_OK)
+        rc = kt_kerneltuner_import(file, db, &st, &diag);
+    kt_db_close(db);
+    if (rc != KT_OK)
+        return cli_error("%s", diag.msg);
+    printf("read %llu entries (%llu with a time) of kernel %s on %s, problem '%s'; "
+           "%llu new in %s\n", (unsigned long long)st.rows, (unsigned long long)st.ok,
+           st.kernel, st.device, st.problem, (unsigned long long)st.added, path);
     return CLI_OK;
 }
 
@@ -101,13 +125,17 @@ int cli_import(int argc, char **argv)
         default: return CLI_USAGE;
         }
     }
-    bool csv = optind + 2 == argc && strcmp(argv[optind], "csv") == 0;
-    if (csv && miopen_only)
-        return cli_usage_error("import", "--device and --specs are for 'miopen': a "
-                               "CSV names its devices and kernels");
+    const char *kind = optind + 2 == argc ? argv[optind] : "";
+    bool csv = strcmp(kind, "csv") == 0, kt = strcmp(kind, "kerneltuner") == 0;
+    if ((csv || kt) && miopen_only)
+        return cli_usage_error("import", "--device and --specs are for 'miopen': %s "
+                               "names its devices and kernels", kind);
     if (csv)
         return import_csv(argv[optind + 1], path);
-    if (optind + 2 != argc || strcmp(argv[optind], "miopen") != 0)
-        return cli_usage_error("import", "expected 'miopen PERFDB' or 'csv FILE'");
+    if (kt)
+        return import_kerneltuner(argv[optind + 1], path);
+    if (strcmp(kind, "miopen") != 0)
+        return cli_usage_error("import", "expected 'miopen PERFDB', 'csv FILE' or "
+                               "'kerneltuner FILE'");
     return import_miopen(argv[optind + 1], path, &o);
 }

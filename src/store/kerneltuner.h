@@ -1,0 +1,38 @@
+/* kerneltuner.h - a Kernel Tuner cache file (the JSON that tune_kernel's
+ * cache= option writes) stored as measurements in a results database, so
+ * recordings made with Kernel Tuner can be replayed and trained on.
+ *
+ * Read: device_name, kernel_name, tune_params_keys and cache (required);
+ * problem_size, kernel_string, tune_params (optional).  Each cache entry's
+ * key "v1,v2,..." gives its configuration "NAME=v1,..." in tune_params_keys
+ * order (values as Kernel Tuner printed them).  An entry with a marker
+ * string in any field ("InvalidConfig", "CompilationFailedConfig",
+ * "RuntimeFailedConfig", "ErrorConfig", the old and new layouts alike) is
+ * stored as invalid, compile_error or runtime_error; any other needs a
+ * numeric "time".  Units: Kernel Tuner's times are ms, as ktune's.
+ * The device is "imported|NAME" (as for a CSV import, so live runs never
+ * answer from it); the kernel's source hash is that of kernel_string, else
+ * of the tune_params; the problem is "ProblemSize_0=N,..." ("" without a
+ * problem_size).  A cache that Kernel Tuner left open (a run still going
+ * or killed: the text ends with ',') is read as Kernel Tuner reads it.
+ */
+#ifndef KT_KERNELTUNER_H
+#define KT_KERNELTUNER_H
+
+#include "store/db.h"
+
+typedef struct kt_kerneltuner_stats {
+    uint64_t rows;        /* cache entries read */
+    uint64_t ok;          /* of those, with a time */
+    uint64_t added;       /* new to the database */
+    char device[128];     /* the file's device_name */
+    char kernel[128];     /* its kernel_name */
+    char problem[256];    /* the problem key stored */
+} kt_kerneltuner_stats;
+
+/* Import every entry of the cache file at path into db in one transaction:
+ * all of it or, on an error (one line naming the file), nothing. */
+int kt_kerneltuner_import(const char *path, kt_db *db, kt_kerneltuner_stats *stats,
+                          kt_diag *diag);
+
+#endif /* KT_KERNELTUNER_H */
