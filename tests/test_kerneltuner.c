@@ -1,8 +1,9 @@
-/* test_kerneltuner.c - importing Kernel Tuner cache files: the shipped
- * fixtures are stored whole with their times, an open cache is read as
- * Kernel Tuner reads it, and a bad file stores nothing. */
+/* test_kerneltuner.c - importing Kernel Tuner cache files and T4 results:
+ * the shipped fixtures are stored whole with their times, an open cache is
+ * read as Kernel Tuner reads it, and a bad file stores nothing. */
 #include "core/util.h"
 #include "store/kerneltuner.h"
+#include "store/t4.h"
 #include "spec_util.h"
 
 #include <math.h>
@@ -67,9 +68,39 @@ static void test_a_bad_entry_stores_nothing(void)
     kt_db_close(db);
 }
 
+/* T4: seconds become ms; a result with an unknown invalidity after a good
+ * one stores neither. */
+static void test_t4_results_all_or_nothing(void)
+{
+    kt_db *db;
+    kt_diag d = {{0}};
+    kt_t4_stats st;
+    kt_t4_options o = {.device = "G", .kernel = "k"};
+    const char *good = "{\"configuration\": {\"a\": 1}, \"times\": {}, \"invalidity\": "
+                       "\"correct\", \"correctness\": 1, \"measurements\": [{\"name\": "
+                       "\"time\", \"value\": 0.5, \"unit\": \"s\"}]}";
+    char text[1024];
+    CHECK(kt_db_open(kt_test_tmp("t4.db"), &db, &d) == KT_OK);
+    snprintf(text, sizeof text, "{\"results\": [%s, {\"configuration\": {\"a\": 2}, "
+             "\"times\": {}, \"invalidity\": \"odd\", \"correctness\": 1}]}", good);
+    CHECK(kt_t4_import(write_temp("bad.t4", text), db, &o, &st, &d) == KT_EFORMAT);
+    CHECK(strstr(d.msg, "results[1]: invalidity is not one of") != NULL);
+    int n = 0;
+    CHECK(kt_db_list(db, NULL, count, &n, &d) == KT_OK);
+    CHECK_EQ_INT(n, 0);
+    snprintf(text, sizeof text, "{\"results\": [%s]}", good);
+    CHECK(kt_t4_import(write_temp("good.t4", text), db, &o, &st, &d) == KT_OK);
+    CHECK(st.rows == 1 && st.ok == 1 && st.added == 1);
+    kt_db_row want = {.config = "a=1"};
+    CHECK(kt_db_list(db, NULL, find_config, &want, &d) == KT_OK);
+    CHECK(want.result.status == KT_STATUS_OK && want.result.time_ms == 500);
+    kt_db_close(db);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_fixture_is_stored_with_its_times),
     KT_T(test_a_bad_entry_stores_nothing),
+    KT_T(test_t4_results_all_or_nothing),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -14,7 +14,8 @@ static const char USAGE[] =
     "  best                the fastest configuration per device, kernel, problem\n"
     "  list                every measurement, oldest first\n"
     "  export csv          every measurement as CSV on stdout\n"
-    "  export t4           every measurement as T4 results JSON on stdout\n\n"
+    "  export t4           every measurement as T4 results JSON on stdout (Kernel\n"
+    "                      Tuner's keys, times in ms, device and kernel per result)\n\n"
     "options:\n"
     "  --db FILE           results database (default ktune.db)\n"
     "  --kernel NAME       only this kernel\n"
@@ -94,43 +95,87 @@ static const char *t4_invalidity(kt_status s)
     }
 }
 
-static json_object *measurement(const char *name, double v, const char *unit)
+/* The objective's value of a failed row, as Kernel Tuner writes it (its
+ * methodology tool reads these strings as "no value"). */
+static const char *t4_failure(kt_status s)
+{
+    switch (s) {
+    case KT_STATUS_INVALID: return "InvalidConfig";
+    case KT_STATUS_COMPILE_ERROR: return "CompilationFailedConfig";
+    default: return "RuntimeFailedConfig";
+    }
+}
+
+static json_object *measurement(const char *name, json_object *value, const char *unit)
 {
     json_object *m = json_object_new_object();
     json_object_object_add(m, "name", json_object_new_string(name));
-    json_object_object_add(m, "value", json_object_new_double(v));
+    json_object_object_add(m, "value", value);
     json_object_object_add(m, "unit", json_object_new_string(unit));
     return m;
+}
+
+/* Kernel Tuner's time keys, all in ms (the metadata says so): the
+ * methodology tool sums those its experiment names.  ktune keeps neither
+ * the repetitions nor its own overheads: runtimes is empty, benchmark is
+ * the timed repetitions' total, the overheads 0. */
+static json_object *t4_times(const kt_result *r)
+{
+    bool ok = r->status == KT_STATUS_OK;
+    const double v[] = {isnan(r->compile_ms) ? 0 : r->compile_ms,
+                        ok ? r->time_ms * r->reps : 0, 0, 0, 0};
+    static const char *const KEYS[] = {"compilation", "benchmark", "framework",
+                                       "search_algorithm", "validation"};
+    json_object *times = json_object_new_object();
+    for (size_t i = 0; i < KT_ARRAY_LEN(KEYS); i++)
+        json_object_object_add(times, KEYS[i], json_object_new_double(v[i]));
+    json_object_object_add(times, "runtimes", json_object_new_array());
+    return times;
+}
+
+/* time (the objective: a failure's marker when there is none), energy,
+ * power and clock where known. */
+static json_object *t4_measurements(const kt_result *r)
+{
+    json_object *ms = json_object_new_array();
+    bool ok = r->status == KT_STATUS_OK;
+    json_object_array_add(ms, measurement("time", ok ? json_object_new_double(r->time_ms)
+                                                     : json_object_new_string(
+                                                           t4_failure(r->status)),
+                                          "ms"));
+    if (ok && !isnan(r->energy_j))
+        json_object_array_add(ms, measurement("energy", json_object_new_double(r->energy_j),
+                                              "J"));
+    if (ok && !isnan(r->power_w))
+        json_object_array_add(ms, measurement("power", json_object_new_double(r->power_w),
+                                              "W"));
+    if (ok && r->sm_clock_mhz > 0)
+        json_object_array_add(ms, measurement("sm_clock",
+                                              json_object_new_double(r->sm_clock_mhz),
+                                              "MHz"));
+    return ms;
 }
 
 static int row_t4(void *user, const kt_db_row *row)
 {
     json_object *results = user, *o = json_object_new_object();
     const kt_result *r = &row->result;
+    const char *keys[] = {"device", "kernel", "source_hash", "problem"};
+    const char *values[] = {row->device, row->kernel, row->source_hash, row->problem};
+    /* which measurements belong together: the schema has no place for it */
+    for (size_t i = 0; i < KT_ARRAY_LEN(keys); i++)
+        json_object_object_add(o, keys[i], json_object_new_string(values[i]));
     json_object_object_add(o, "timestamp", json_object_new_string(row->created));
     json_object_object_add(o, "configuration", cli_config_json(row->config));
-    json_object *times = json_object_new_object();
-    if (!isnan(r->compile_ms))
-        json_object_object_add(times, "compilation_time",
-                               json_object_new_double(r->compile_ms / 1e3));
-    json_object_object_add(o, "times", times);
+    json_object_object_add(o, "times", t4_times(r));
     json_object_object_add(o, "invalidity",
                            json_object_new_string(t4_invalidity(r->status)));
     json_object_object_add(o, "correctness",
-                           json_object_new_int(r->status == KT_STATUS_OK));
-    json_object *ms = json_object_new_array();
-    if (r->status == KT_STATUS_OK) {
-        json_object_array_add(ms, measurement("time", r->time_ms, "ms"));
-        if (!isnan(r->energy_j))
-            json_object_array_add(ms, measurement("energy", r->energy_j, "J"));
-        if (r->sm_clock_mhz > 0)
-            json_object_array_add(ms, measurement("sm_clock", r->sm_clock_mhz, "MHz"));
-    }
-    json_object_object_add(o, "measurements", ms);
+                           json_object_new_int(r->status != KT_STATUS_WRONG_RESULT));
+    json_object_object_add(o, "measurements", t4_measurements(r));
     json_object *obj = json_object_new_array();
     json_object_array_add(obj, json_object_new_string("time"));
     json_object_object_add(o, "objectives", obj);
-    json_object_object_add(o, "ktune", json_object_new_string(row->problem));
     json_object_array_add(results, o);
     return 0;
 }
@@ -173,6 +218,9 @@ static int run_query(kt_db *db, const char *what, const char *format,
     }
     json_object *doc = json_object_new_object(), *results = json_object_new_array();
     json_object_object_add(doc, "schema_version", json_object_new_string("1.0.0"));
+    json_object *meta = json_object_new_object();
+    json_object_object_add(meta, "timeunit", json_object_new_string("milliseconds"));
+    json_object_object_add(doc, "metadata", meta);
     json_object_object_add(doc, "results", results);
     c = (counted){row_t4, results, 0};
     rc = kt_db_list(db, f, row_counted, &c, diag);

@@ -1,11 +1,13 @@
 /* import.c - `ktune import miopen`: bring an MIOpen performance database
  * into ktune's results database, for training the predictor; `ktune import
  * csv`: measurements exported by `ktune db export csv`, back in; `ktune
- * import kerneltuner`: a Kernel Tuner cache file. */
+ * import kerneltuner`: a Kernel Tuner cache file; `ktune import t4`: a T4
+ * results file. */
 #include "cli/cli.h"
 #include "store/csv_import.h"
 #include "store/kerneltuner.h"
 #include "store/miopen.h"
+#include "store/t4.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -15,7 +17,9 @@
 static const char USAGE[] =
     "usage: ktune import miopen PERFDB [--db FILE] [--device NAME] [--specs DIR]\n"
     "       ktune import csv FILE [--db FILE]\n"
-    "       ktune import kerneltuner FILE [--db FILE]\n\n"
+    "       ktune import kerneltuner FILE [--db FILE]\n"
+    "       ktune import t4 FILE [--db FILE] [--device NAME] [--kernel NAME]\n"
+    "                        [--problem KEY]\n\n"
     "Store every row of an MIOpen performance database (the SQLite file, or\n"
     "the .bz2 MIOpen ships) as a measurement: device NAME (default: the file's\n"
     "name, e.g. gfx906_60), kernel = the solver, problem = the convolution's\n"
@@ -34,8 +38,13 @@ static const char USAGE[] =
     "or none: device \"imported|device_name\", kernel kernel_name, problem\n"
     "ProblemSize_0=...; failed entries keep their class (invalid,\n"
     "compile_error, runtime_error).  Times stay in ms.\n\n"
+    "t4: a T4 results file, all results or none; device, kernel and problem\n"
+    "from each result where it names them (ktune's export does), else from\n"
+    "--device, --kernel and --problem (Kernel Tuner's files name none).\n\n"
     "  --db FILE           results database (default ktune.db)\n"
-    "  --device NAME       miopen: the device name to store\n"
+    "  --device NAME       miopen, t4: the device name to store\n"
+    "  --kernel NAME       t4: the kernel name, for results that name none\n"
+    "  --problem KEY       t4: the problem key, for results that name none\n"
     "  --specs DIR         miopen: the solvers' space-only specs (default\n"
     "                      kernels/miopen, when that folder exists)\n"
     "  --help              this text\n";
@@ -70,6 +79,23 @@ static int import_kerneltuner(const char *file, const char *path)
     printf("read %llu entries (%llu with a time) of kernel %s on %s, problem '%s'; "
            "%llu new in %s\n", (unsigned long long)st.rows, (unsigned long long)st.ok,
            st.kernel, st.device, st.problem, (unsigned long long)st.added, path);
+    return CLI_OK;
+}
+
+static int import_t4(const char *file, const char *path, const kt_t4_options *o)
+{
+    kt_diag diag = {{0}};
+    kt_db *db = NULL;
+    kt_t4_stats st;
+    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
+    if (rc == KT_OK)
+        rc = kt_t4_import(file, db, o, &st, &diag);
+    kt_db_close(db);
+    if (rc != KT_OK)
+        return cli_error("%s", diag.msg);
+    printf("read %llu results (%llu correct); %llu new in %s\n",
+           (unsigned long long)st.rows, (unsigned long long)st.ok,
+           (unsigned long long)st.added, path);
     return CLI_OK;
 }
 
@@ -109,33 +135,46 @@ int cli_import(int argc, char **argv)
     static const struct option LONG[] = {{"db", required_argument, 0, 'd'},
                                          {"device", required_argument, 0, 'D'},
                                          {"specs", required_argument, 0, 's'},
+                                         {"kernel", required_argument, 0, 'k'},
+                                         {"problem", required_argument, 0, 'p'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *path = "ktune.db";
     kt_miopen_options o = {.spec_dir = default_specs()};
+    kt_t4_options t4 = {0};
     bool miopen_only = false; /* an option only 'miopen' takes was given */
+    bool t4_only = false;     /* one only 't4' takes */
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
         switch (c) {
         case 'd': path = optarg; break;
-        case 'D': o.device = optarg; miopen_only = true; break;
+        case 'D': o.device = t4.device = optarg; break;
         case 's': o.spec_dir = optarg; miopen_only = true; break;
+        case 'k': t4.kernel = optarg; t4_only = true; break;
+        case 'p': t4.problem = optarg; t4_only = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
     }
     const char *kind = optind + 2 == argc ? argv[optind] : "";
-    bool csv = strcmp(kind, "csv") == 0, kt = strcmp(kind, "kerneltuner") == 0;
-    if ((csv || kt) && miopen_only)
-        return cli_usage_error("import", "--device and --specs are for 'miopen': %s "
-                               "names its devices and kernels", kind);
-    if (csv)
+    bool is_miopen = strcmp(kind, "miopen") == 0, is_t4 = strcmp(kind, "t4") == 0;
+    bool is_csv = strcmp(kind, "csv") == 0, is_kt = strcmp(kind, "kerneltuner") == 0;
+    if (!is_miopen && !is_t4 && !is_csv && !is_kt)
+        return cli_usage_error("import", "expected 'miopen PERFDB', 'csv FILE', "
+                               "'kerneltuner FILE' or 't4 FILE'");
+    if (!is_miopen && !is_t4 && (miopen_only || o.device))
+        return cli_usage_error("import", "--device and --specs are for 'miopen' and "
+                               "'t4': %s names its devices and kernels", kind);
+    if (!is_t4 && t4_only)
+        return cli_usage_error("import", "--kernel and --problem are for 't4'");
+    if (is_t4 && miopen_only)
+        return cli_usage_error("import", "--specs is for 'miopen'");
+    if (is_csv)
         return import_csv(argv[optind + 1], path);
-    if (kt)
+    if (is_kt)
         return import_kerneltuner(argv[optind + 1], path);
-    if (strcmp(kind, "miopen") != 0)
-        return cli_usage_error("import", "expected 'miopen PERFDB', 'csv FILE' or "
-                               "'kerneltuner FILE'");
+    if (is_t4)
+        return import_t4(argv[optind + 1], path, &t4);
     return import_miopen(argv[optind + 1], path, &o);
 }

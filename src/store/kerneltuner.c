@@ -1,8 +1,8 @@
 /* kerneltuner.c - a Kernel Tuner cache file stored as measurements. */
 #include "store/kerneltuner.h"
 #include "core/util.h"
+#include "store/json_file.h"
 
-#include <ctype.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,45 +19,6 @@ typedef struct importer {
 } importer;
 
 /* ------------------------------------------------------------- parsing */
-
-/* Kernel Tuner appends entries as it measures them and closes the object
- * at the end; it reads a file left open (ending with ',') as closed. */
-static void close_open_cache(char *text, size_t *len)
-{
-    while (*len && isspace((unsigned char)text[*len - 1]))
-        (*len)--;
-    if (*len && text[*len - 1] == ',') {
-        text[*len - 1] = '}';
-        text[(*len)++] = '}';
-    }
-    text[*len] = '\0';
-}
-
-static int parse(const char *path, char *text, size_t len, json_object **out,
-                 kt_diag *diag)
-{
-    close_open_cache(text, &len);
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return kt_fail(diag, KT_ENOMEM, "out of memory");
-    *out = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error err = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (*out && err == json_tokener_success && end == len)
-        return KT_OK;
-    json_object_put(*out);
-    *out = NULL;
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < end && i < len; i++, col++)
-        if (text[i] == '\n')
-            line++, col = 0;
-    return kt_fail(diag, KT_EFORMAT, "%s:%zu:%zu: not a Kernel Tuner cache: invalid "
-                   "JSON: %s", path, line, col,
-                   err == json_tokener_success    ? "text after the JSON value"
-                   : err == json_tokener_continue ? "unexpected end of file"
-                                                  : json_tokener_error_desc(err));
-}
 
 /* The top-level member name of type t, NULL (with the error) if absent. */
 static json_object *member(importer *im, json_object *root, const char *name,
@@ -286,8 +247,9 @@ static int store_keys(importer *im, json_object *root, const char *device,
     return rc;
 }
 
-static int import_root(importer *im, json_object *root)
+static int import_root(void *user, json_object *root)
 {
+    importer *im = user;
     if (!json_object_is_type(root, json_type_object))
         return kt_fail(im->diag, KT_EFORMAT, "%s: not a Kernel Tuner cache: not a JSON "
                        "object", im->path);
@@ -316,29 +278,7 @@ int kt_kerneltuner_import(const char *path, kt_db *db, kt_kerneltuner_stats *sta
 {
     *stats = (kt_kerneltuner_stats){0};
     importer im = {.db = db, .path = path, .st = stats, .diag = diag};
-    char *text = NULL;
-    size_t len = 0;
-    json_object *root = NULL;
-    int rc = kt_read_file(path, &text, &len, diag);
-    if (rc == KT_OK) {
-        /* room for the '}' that closing an open cache adds */
-        char *grown = realloc(text, len + 2);
-        rc = grown ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
-        text = grown ? grown : text;
-    }
-    if (rc == KT_OK)
-        rc = parse(path, text, len, &root, diag);
-    free(text);
-    if (rc == KT_OK)
-        rc = kt_db_begin(db, diag);
-    if (rc == KT_OK) {
-        rc = import_root(&im, root);
-        if (rc == KT_OK)
-            rc = kt_db_commit(db, diag);
-        else
-            kt_db_rollback(db);
-    }
-    json_object_put(root);
+    int rc = kt_json_file_import(path, "a Kernel Tuner cache", true, db, import_root, &im, diag);
     if (rc != KT_OK)
         stats->added = 0;
     return rc;

@@ -1,4 +1,5 @@
-# kerneltuner.sh - `ktune import kerneltuner`: real Kernel Tuner cache files
+# kerneltuner.sh - `ktune import kerneltuner` and `import t4`, `db export t4`:
+# real Kernel Tuner cache files
 # (tests/data/kerneltuner/) are stored with device, kernel, problem, status
 # and times; a bad file gets one line and changes nothing in a database.
 . "$(dirname "$0")/lib.sh"
@@ -59,5 +60,77 @@ expect_fail 1 "notime.json: cache entry '128': no numeric 'time'" \
     "$KTUNE" import kerneltuner "$TMP/notime.json" --db "$TMP/k.db"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "more than one line: $(cat "$TMP/err")"
 [ "$(sum "$TMP/k.db")" = "$before" ] || fail "a bad file changed the database"
-expect_fail 2 "expected 'miopen PERFDB', 'csv FILE' or 'kerneltuner FILE'" "$KTUNE" import kt x
+expect_fail 2 "expected 'miopen PERFDB', 'csv FILE', 'kerneltuner FILE' or 't4 FILE'" "$KTUNE" import kt x
 pass "bad cache files: one line each, nothing stored"
+
+# --- the T4 export: the official schema, and what Kernel Tuner's
+# methodology tool reads (its time keys, ms everywhere, a failure's marker
+# as the objective's value), with device and kernel per result
+"$KTUNE" db export t4 --db "$TMP/m.db" >"$TMP/m.t4.json"
+python3 - "$TMP/m.t4.json" tests/data/t4/results-schema.json <<'PY' || fail "the T4 export"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.validate(doc, json.load(open(sys.argv[2])))
+except ImportError:
+    print("note: no Python jsonschema, the T4 schema was not checked")
+assert doc["metadata"]["timeunit"] == "milliseconds", doc.get("metadata")
+by = {r["configuration"]["b"] + str(r["configuration"]["a"]): r for r in doc["results"]}
+assert len(by) == 4, by.keys()
+for r in by.values():
+    assert r["device"] == "GPU X" and r["kernel"] == "k", r
+    for key in ("compilation", "benchmark", "framework", "search_algorithm", "validation"):
+        assert key in r["times"], (key, r["times"])
+    assert [m["name"] for m in r["measurements"]][0] == "time", r
+ok = by["True1"]
+assert ok["times"]["compilation"] == 300 and ok["times"]["benchmark"] == 5, ok["times"]
+assert ok["measurements"][0] == {"name": "time", "value": 2.5, "unit": "ms"}, ok
+bad = by["False1"]
+assert bad["invalidity"] == "constraints", bad
+assert bad["measurements"][0]["value"] == "InvalidConfig", bad
+assert by["True2"]["measurements"][0]["value"] == "CompilationFailedConfig"
+PY
+pass "the T4 export: schema-valid, Kernel Tuner's keys, ms, device and kernel"
+
+# --- import t4: ktune's own export back in (device, kernel, problem from
+# each result), and Kernel Tuner's layout with --device and --kernel
+"$KTUNE" db export t4 --db "$TMP/k.db" >"$TMP/k.t4.json"
+"$KTUNE" import t4 "$TMP/k.t4.json" --db "$TMP/t4.db" | grep -q "read 25 results (25 correct); 25 new" ||
+    fail "the T4 round trip"
+"$KTUNE" db export csv --db "$TMP/t4.db" | tail -n +2 | cut -d, -f2-8,11 | sort >"$TMP/t4.rows"
+cut -d, -f2-8,11 "$TMP/k.csv" | tail -n +2 | sort >"$TMP/k.rows"
+cmp -s "$TMP/t4.rows" "$TMP/k.rows" || fail "the T4 round trip changed rows: $(diff "$TMP/k.rows" "$TMP/t4.rows" | head -5)"
+cat >"$TMP/kt.t4.json" <<'JSON'
+{"schema_version": "1.0.0", "metadata": {"timeunit": "milliseconds"}, "results": [
+ {"timestamp": "2022-12-23 12:11:26.411558+00:00", "configuration": {"bx": 128, "alg": "a", "on": true},
+  "times": {"compilation": 440.5, "benchmark": 1.09, "runtimes": [0.5, 0.25]},
+  "invalidity": "correct", "correctness": 1, "objectives": ["time"],
+  "measurements": [{"name": "time", "value": 0.375, "unit": "ms"}]},
+ {"configuration": {"bx": 256, "alg": "a", "on": true}, "times": {"compilation": 12},
+  "invalidity": "compile", "correctness": 1, "objectives": ["time"],
+  "measurements": [{"name": "time", "value": "CompilationFailedConfig", "unit": "ms"}]},
+ {"configuration": {"bx": 512, "alg": "a", "on": false}, "times": {},
+  "invalidity": "correct", "correctness": 0,
+  "measurements": [{"name": "time", "value": 0.002, "unit": "s"}]}]}
+JSON
+expect_fail 1 "kt.t4.json: results\[0\]: no device \(give --device NAME\)" \
+    "$KTUNE" import t4 "$TMP/kt.t4.json" --db "$TMP/t4.db"
+"$KTUNE" import t4 "$TMP/kt.t4.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k \
+    | grep -q "read 3 results (1 correct); 3 new" || fail "import t4 of Kernel Tuner's layout"
+"$KTUNE" db export csv --db "$TMP/kt.db" >"$TMP/kt.csv"
+for want in '"GPU Y","k","t4","","bx=128,alg=a,on=True","ok",0.375,0.375,,440.5,' \
+    '"bx=256,alg=a,on=True","compile_error",,,,12,' '"bx=512,alg=a,on=False","wrong_result"'; do
+    grep -qF "$want" "$TMP/kt.csv" || fail "no row $want in $(cat "$TMP/kt.csv")"
+done
+pass "import t4: ktune's export round-trips, Kernel Tuner's layout with --device/--kernel"
+
+before=$(sum "$TMP/kt.db")
+sed 's/"invalidity": "compile", //' "$TMP/kt.t4.json" >"$TMP/noinv.json"
+expect_fail 1 "noinv.json: results\[1\]: invalidity is not one of" \
+    "$KTUNE" import t4 "$TMP/noinv.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k
+head -c 200 "$TMP/kt.t4.json" >"$TMP/trunc.t4.json"
+expect_fail 1 "trunc.t4.json:[0-9]+:[0-9]+: not a T4 results file: invalid JSON: unexpected end of file" \
+    "$KTUNE" import t4 "$TMP/trunc.t4.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k
+[ "$(sum "$TMP/kt.db")" = "$before" ] || fail "a bad T4 file changed the database"
+pass "bad T4 files: one line each, nothing stored"
