@@ -53,6 +53,29 @@ static void test_values_accept_t1_strings_and_json_arrays(void)
     kt_spec_free(spec);
 }
 
+/* The Python expressions that public T1 files (BAT, KTT) write as Values. */
+static void test_values_accept_python_list_expressions(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    const char *params =
+        "{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"list(range(32, 1024+1, 32))\"},"
+        "{\"Name\": \"B\", \"Type\": \"int\", \"Values\": \"[2**i for i in range(5, 11)]\","
+        " \"Default\": 64},"
+        "{\"Name\": \"C\", \"Type\": \"int\", \"Values\": \"[1] + [2*i for i in range(1,11)]\"},"
+        "{\"Name\": \"D\", \"Type\": \"int\","
+        " \"Values\": \"[x for x in range(1, 33) if x % 2 == 0]\"}";
+    CHECK(load_text(spec_json(params, "", ""), &spec, &d) == KT_OK);
+    CHECK_EQ_INT(spec->params[0].nvalues, 32);
+    CHECK_STR(spec->params[0].texts[31], "1024");
+    CHECK_EQ_INT(spec->params[1].nvalues, 6);
+    CHECK_EQ_INT(spec->params[1].default_index, 1);
+    CHECK_EQ_INT(spec->params[2].nvalues, 11);
+    CHECK_NEAR(spec->params[2].values[10], 20, 0);
+    CHECK_EQ_INT(spec->params[3].nvalues, 16);
+    kt_spec_free(spec);
+}
+
 static int warnings;
 static void count_warning(void *user, const char *msg)
 {
@@ -110,16 +133,25 @@ static void test_bad_values_are_errors(void)
 {
     expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"1, 2\"}",
                            "", ""),
-                 KT_ESPEC, "Values: expected a list", NULL);
+                 KT_ESPEC, "Values: in \"1, 2\": column 1: expected a list like", NULL);
     expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"[1, x]\"}",
                            "", ""),
-                 KT_ESPEC, "value 'x' is not a number", NULL);
+                 KT_ESPEC, "Values: in \"[1, x]\": column 5: unknown name 'x'", NULL);
+    expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"['a']\"}",
+                           "", ""),
+                 KT_ESPEC, "value 'a' is not a number", NULL);
     expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"[1, 1]\"}",
                            "", ""),
                  KT_ESPEC, "listed twice", NULL);
     expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"[]\"}", "",
                            ""),
-                 KT_ESPEC, "empty value", NULL);
+                 KT_ESPEC, "at least one value", NULL);
+    expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\":"
+                           " \"list(range(70000))\"}", "", ""),
+                 KT_ESPEC, "more than 65535 values", NULL);
+    expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\":"
+                           " \"[open('x') for i in range(2)]\"}", "", ""),
+                 KT_ESPEC, "column 2: calling 'open' is not allowed", NULL);
     expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"[1, 2]\","
                            " \"Default\": 3}", "", ""),
                  KT_ESPEC, "Default '3' is not one of the Values", NULL);
@@ -273,6 +305,7 @@ static void test_garbage_never_crashes(void)
 static const kt_test TESTS[] = {
     KT_T(test_shipped_gemm_spec_loads),
     KT_T(test_values_accept_t1_strings_and_json_arrays),
+    KT_T(test_values_accept_python_list_expressions),
     KT_T(test_unknown_keys_are_warnings),
     KT_T(test_broken_json_names_line_and_column),
     KT_T(test_missing_and_mistyped_keys_name_their_path),

@@ -6,6 +6,7 @@
  * syntax errors carry line and column.  The JSON itself is parsed by json-c.
  */
 #include "core/spec.h"
+#include "core/pylist.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -201,47 +202,37 @@ static int add_value(loader *L, kt_param_spec *p, const char *path,
     return KT_OK;
 }
 
-/* T1 writes Values as a string holding a Python list ("[16, 32, 64]");
- * a JSON array of numbers or strings is accepted too. */
+/* T1 writes Values as a string holding a Python list expression
+ * ("[16, 32, 64]", "list(range(32, 1025, 32))", "[2**i for i in range(5, 11)]"),
+ * evaluated by pylist.c; a JSON array of numbers or strings is accepted too.
+ * Indices are uint16_t, hence the bound on the count. */
 static int parse_values(loader *L, kt_param_spec *p, json_object *v,
                         const char *path)
 {
-    size_t cap = 1;
+    kt_pyitem *items = NULL;
+    size_t n;
     if (json_object_is_type(v, json_type_array)) {
-        cap = json_object_array_length(v);
+        n = json_object_array_length(v);
+        if (n > UINT16_MAX)
+            return spec_error(L, path, "too many values (at most %d)", UINT16_MAX);
     } else {
-        for (const char *s = json_object_get_string(v); *s; s++)
-            cap += *s == ',';
+        kt_diag d = {{0}};
+        const char *src = json_object_get_string(v);
+        int rc = kt_pylist_eval(src, UINT16_MAX, &items, &n, &d);
+        if (rc == KT_ENOMEM)
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+        if (rc != KT_OK)
+            return spec_error(L, path, "in \"%s\": %s", src, d.msg);
     }
-    if (cap > UINT16_MAX)
-        return spec_error(L, path, "too many values (at most %d)", UINT16_MAX);
-    p->values = calloc(cap ? cap : 1, sizeof *p->values);
-    p->texts = calloc(cap ? cap : 1, sizeof *p->texts);
-    if (!p->values || !p->texts)
-        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
-    int rc = KT_OK;
-    if (json_object_is_type(v, json_type_array)) {
-        for (size_t i = 0; i < cap && rc == KT_OK; i++) {
-            const char *t = json_object_get_string(json_object_array_get_idx(v, i));
-            rc = add_value(L, p, path, t ? t : "", t ? strlen(t) : 0);
-        }
-    } else {
-        const char *s = json_object_get_string(v);
-        while (isspace((unsigned char)*s))
-            s++;
-        size_t n = strlen(s);
-        while (n && isspace((unsigned char)s[n - 1]))
-            n--;
-        if (n < 2 || s[0] != '[' || s[n - 1] != ']')
-            return spec_error(L, path, "expected a list like \"[1, 2, 4]\"");
-        const char *item = s + 1, *end = s + n - 1;
-        while (rc == KT_OK && item <= end) {
-            const char *comma = memchr(item, ',', (size_t)(end - item));
-            const char *stop = comma ? comma : end;
-            rc = add_value(L, p, path, item, (size_t)(stop - item));
-            item = stop + 1;
-        }
+    p->values = calloc(n ? n : 1, sizeof *p->values);
+    p->texts = calloc(n ? n : 1, sizeof *p->texts);
+    int rc = p->values && p->texts ? KT_OK : kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == KT_OK; i++) {
+        const char *t = items ? items[i].text
+                              : json_object_get_string(json_object_array_get_idx(v, i));
+        rc = add_value(L, p, path, t ? t : "", t ? strlen(t) : 0);
     }
+    kt_pylist_free(items, n);
     if (rc == KT_OK && p->nvalues == 0)
         return spec_error(L, path, "a parameter needs at least one value");
     return rc;
