@@ -25,6 +25,7 @@ int cli_import(int argc, char **argv);
 int cli_train(int argc, char **argv);
 int cli_evaluate(int argc, char **argv);
 int cli_predict(int argc, char **argv);
+int cli_benchmark(int argc, char **argv);
 
 /* "ktune: error: <msg>" on stderr; returns CLI_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,6 +25,7 @@ static const command COMMANDS[] = {
     {"train", cli_train, "learn to predict the best configuration of unseen problems"},
     {"evaluate", cli_evaluate, "measure a model's predictions on held-out problems"},
     {"predict", cli_predict, "the most likely configurations for one problem"},
+    {"benchmark", cli_benchmark, "compare search strategies on a recorded space"},
 };
 
 int cli_error(const char *fmt, ...)

@@ -1,0 +1,265 @@
+/* benchmark.c - `ktune benchmark`: search strategies compared on a recorded
+ * exhaustive space (tune/benchmark.h): a table, --json, and an SVG of the
+ * curves. */
+#include "cli/cli.h"
+#include "core/util.h"
+#include "tune/benchmark.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LIST 64
+
+static const char USAGE[] =
+    "usage: ktune benchmark SPEC --replay DB [options]\n\n"
+    "Compare search strategies on an exhaustive run recorded in DB: each\n"
+    "strategy runs at each budget once per seed, every evaluation answered from\n"
+    "the recording, and the table gives the fraction of the optimum reached\n"
+    "(mean and median over the seeds), the share of runs that found the\n"
+    "optimum, and the median number of evaluations to reach 95% and 99% of it.\n\n"
+    "options:\n"
+    "  --replay DB         the recording (a complete brute_force run; required)\n"
+    "  --problem K=V,...   the recorded problem (default: the spec's defaults)\n"
+    "  --device NAME       the recorded device, when DB holds several\n"
+    "  --strategies A,B    strategies to compare (default: every one)\n"
+    "  --budgets N,N,...   evaluations, ascending (default 25,50,100,200,400;\n"
+    "                      a budget past the space is the whole space)\n"
+    "  --seeds N           runs per strategy and budget, 1 to 10000 (default 20)\n"
+    "  --warm N            start from the winners of up to N other recorded\n"
+    "                      problems (default 0: from scratch)\n"
+    "  --svg FILE          also draw the mean fraction of the optimum against\n"
+    "                      the evaluations of the largest budget's runs\n"
+    "  --json              print one JSON object instead of the table\n"
+    "  --help              this text\n\n"
+    "exit status: 0 done; 1 an error; 2 bad usage.\n";
+
+typedef struct bench_args {
+    const char *spec, *replay, *problem, *device, *svg;
+    const char *strategies[MAX_LIST];
+    double budgets[MAX_LIST];
+    size_t nstrategies, nbudgets;
+    uint64_t seeds, warm;
+    bool json;
+    char *list_text;       /* --strategies, split in place */
+} bench_args;
+
+static int parse_budgets(const char *text, bench_args *a)
+{
+    a->nbudgets = 0;
+    for (const char *s = text; *s;) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || !(v >= 1 && v <= 1e7) || v != floor(v) || a->nbudgets == MAX_LIST ||
+            (a->nbudgets && v <= a->budgets[a->nbudgets - 1]) || (*end && *end != ','))
+            return cli_usage_error("benchmark", "--budgets wants ascending whole numbers "
+                                   "of evaluations, like 25,50,100, not '%s'", text);
+        a->budgets[a->nbudgets++] = v;
+        s = *end ? end + 1 : end;
+    }
+    return a->nbudgets ? CLI_OK : cli_usage_error("benchmark", "--budgets is empty");
+}
+
+static int parse_strategies(const char *text, bench_args *a)
+{
+    free(a->list_text);
+    if (!(a->list_text = kt_strdup(text)))
+        return cli_error("out of memory");
+    a->nstrategies = 0;
+    for (char *s = strtok(a->list_text, ","); s; s = strtok(NULL, ",")) {
+        if (!kt_strategy_find(s))
+            return cli_usage_error("benchmark", "unknown strategy '%s'", s);
+        if (a->nstrategies == MAX_LIST)
+            return cli_usage_error("benchmark", "at most %d strategies", MAX_LIST);
+        a->strategies[a->nstrategies++] = s;
+    }
+    return a->nstrategies ? CLI_OK : cli_usage_error("benchmark", "--strategies is empty");
+}
+
+static int parse_option(int c, bench_args *a)
+{
+    switch (c) {
+    case 'r': a->replay = optarg; return CLI_OK;
+    case 'p': a->problem = optarg; return CLI_OK;
+    case 'D': a->device = optarg; return CLI_OK;
+    case 's': return parse_strategies(optarg, a);
+    case 'b': return parse_budgets(optarg, a);
+    case 'S': return cli_parse_range("benchmark", "--seeds", optarg, 1, 10000, &a->seeds);
+    case 'w': return cli_parse_range("benchmark", "--warm", optarg, 0, 1000, &a->warm);
+    case 'g': a->svg = optarg; return CLI_OK;
+    case 'J': a->json = true; return CLI_OK;
+    default: return CLI_USAGE;
+    }
+}
+
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    static const struct option LONG[] = {
+        {"replay", required_argument, 0, 'r'},     {"problem", required_argument, 0, 'p'},
+        {"device", required_argument, 0, 'D'},     {"strategies", required_argument, 0, 's'},
+        {"budgets", required_argument, 0, 'b'},    {"seeds", required_argument, 0, 'S'},
+        {"warm", required_argument, 0, 'w'},       {"svg", required_argument, 0, 'g'},
+        {"json", no_argument, 0, 'J'},             {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int c, rc = parse_budgets("25,50,100,200,400", a);
+    a->seeds = 20;
+    optind = 1;
+    while (rc == CLI_OK && (c = cli_getopt("benchmark", argc, argv, LONG)) != -1) {
+        if (c == 'h') {
+            fputs(USAGE, stdout);
+            return -1;
+        }
+        rc = parse_option(c, a);
+    }
+    if (rc != CLI_OK)
+        return rc;
+    if (optind != argc - 1)
+        return cli_usage_error("benchmark", "expected one spec file");
+    if (!a->replay)
+        return cli_usage_error("benchmark", "--replay DB is required");
+    a->spec = argv[optind];
+    return CLI_OK;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void print_table(const kt_spec *spec, const kt_bench_report *r, unsigned seeds)
+{
+    printf("%s: %llu recorded configurations, optimum %.6g ms (%s); %u seeds\n",
+           spec->name, (unsigned long long)r->space, r->optimum_ms, r->optimum_config,
+           seeds);
+    printf("%-14s %7s %7s %7s %7s %8s %8s\n", "strategy", "budget", "mean", "median",
+           "found", "to 95%", "to 99%");
+    for (size_t i = 0; i < r->nrows; i++) {
+        const kt_bench_row *w = &r->rows[i];
+        printf("%-14s %7llu %7.3f %7.3f %7.2f %8.4g %8.4g\n", w->strategy,
+               (unsigned long long)w->budget, w->fraction.mean, w->fraction.median,
+               w->found, w->to95.median, w->to99.median);
+    }
+    printf("(fractions of the optimum at the end of the runs; 'found': share of runs\n"
+           " that found it; 'to 95%%': median evaluations to 95%% of it, inf: not there)\n");
+}
+
+static json_object *num(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL; /* null: not reached */
+}
+
+static json_object *row_json(const kt_bench_row *w)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "strategy", json_object_new_string(w->strategy));
+    json_object_object_add(o, "budget", json_object_new_int64((int64_t)w->budget));
+    json_object_object_add(o, "mean", num(w->fraction.mean));
+    json_object_object_add(o, "q1", num(w->fraction.q1));
+    json_object_object_add(o, "median", num(w->fraction.median));
+    json_object_object_add(o, "q3", num(w->fraction.q3));
+    json_object_object_add(o, "found_optimum", num(w->found));
+    json_object_object_add(o, "evaluations_to_95", num(w->to95.median));
+    json_object_object_add(o, "evaluations_to_99", num(w->to99.median));
+    json_object_object_add(o, "seconds", num(w->seconds));
+    return o;
+}
+
+static void print_json(const kt_spec *spec, const kt_bench_report *r, unsigned seeds)
+{
+    json_object *o = json_object_new_object(), *rows = json_object_new_array();
+    json_object_object_add(o, "kernel", json_object_new_string(spec->name));
+    json_object_object_add(o, "space_size", json_object_new_int64((int64_t)r->space));
+    json_object_object_add(o, "optimum_ms", num(r->optimum_ms));
+    json_object_object_add(o, "optimum", cli_config_json(r->optimum_config));
+    json_object_object_add(o, "seeds", json_object_new_int64(seeds));
+    for (size_t i = 0; i < r->nrows; i++)
+        json_object_array_add(rows, row_json(&r->rows[i]));
+    json_object_object_add(o, "results", rows);
+    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+    json_object_put(o);
+}
+
+/* The mean curves of the largest budget: x evaluations (log scale), y the
+ * fraction of the optimum, one polyline per strategy. */
+static int write_svg(const char *path, const kt_bench_report *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cli_error("cannot write '%s'", path);
+    static const char *const COLORS[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                         "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+                                         "#7f7f7f", "#bcbd22"};
+    const double W = 640, H = 400, L = 50, B = 40, lx = log((double)r->curve_len);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\""
+            " font-family=\"sans-serif\" font-size=\"11\">\n", W + 150, H);
+    fprintf(f, "<path d=\"M%.0f 10V%.0fH%.0f\" stroke=\"black\" fill=\"none\"/>\n", L,
+            H - B, W);
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">evaluations (1 to %zu, log scale)</text>\n",
+            L + 150, H - 10, r->curve_len);
+    fprintf(f, "<text x=\"5\" y=\"20\">1.0</text><text x=\"5\" y=\"%.0f\">0.0</text>\n",
+            H - B);
+    for (size_t s = 0; s < r->nstrategies; s++) {
+        const kt_bench_stat *c = r->curves + s * r->curve_len;
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"",
+                COLORS[s % KT_ARRAY_LEN(COLORS)]);
+        for (size_t n = 0; n < r->curve_len; n++)
+            fprintf(f, "%.1f,%.1f ",
+                    L + (lx > 0 ? log((double)n + 1) / lx : 0) * (W - L - 10),
+                    10 + (1 - c[n].mean) * (H - B - 10));
+        fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W + 10,
+                20 + 16.0 * (double)s, COLORS[s % KT_ARRAY_LEN(COLORS)],
+                r->rows[s * r->nbudgets].strategy);
+    }
+    fputs("</svg>\n", f);
+    return fclose(f) == 0 ? CLI_OK : cli_error("cannot write '%s'", path);
+}
+
+/* ------------------------------------------------------------------ run */
+
+static int run_benchmark(const kt_spec *spec, bench_args *a)
+{
+    kt_problem prob = {0};
+    kt_replay *rp = NULL;
+    kt_diag d = {{0}};
+    int rc = cli_problem_parse("benchmark", spec, a->problem, &prob);
+    if (rc != CLI_OK)
+        return rc;
+    kt_bench_opts o = {.problem = a->problem, .strategies = a->nstrategies ? a->strategies
+                                                                           : NULL,
+                       .nstrategies = a->nstrategies, .budgets = a->budgets,
+                       .nbudgets = a->nbudgets, .seeds = (unsigned)a->seeds,
+                       .warm = (size_t)a->warm};
+    kt_bench_report r;
+    int krc = kt_replay_open(a->replay, spec->name, spec->source_hash, prob.key, a->device,
+                             &rp, &d);
+    o.replay = rp;
+    if (krc == KT_OK)
+        krc = kt_benchmark(spec, &o, &r, &d);
+    if (krc != KT_OK) {
+        rc = cli_error("%s", d.msg);
+    } else {
+        if (a->json)
+            print_json(spec, &r, o.seeds);
+        else
+            print_table(spec, &r, o.seeds);
+        rc = a->svg ? write_svg(a->svg, &r) : CLI_OK;
+        kt_bench_report_clear(&r);
+    }
+    kt_replay_free(rp);
+    kt_problem_clear(&prob);
+    return rc;
+}
+
+int cli_benchmark(int argc, char **argv)
+{
+    bench_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    kt_spec *spec = NULL;
+    kt_diag d = {{0}};
+    if (rc == CLI_OK && kt_spec_load(a.spec, cli_warn, NULL, &spec, &d) != KT_OK)
+        rc = cli_error("%s", d.msg);
+    else if (rc == CLI_OK)
+        rc = run_benchmark(spec, &a);
+    kt_spec_free(spec);
+    free(a.list_text);
+    return rc < 0 ? CLI_OK : rc;
+}
