@@ -295,6 +295,7 @@ typedef struct tune_args {
     const char *device;     /* --device NAME */
     const char *model;      /* --model MODEL */
     uint64_t top;           /* --top K */
+    bool strategy_given;    /* --strategy: else the spec's Search.Name */
 } tune_args;
 
 /* --energy-window: 0 (no energy) or up to a minute. */
@@ -337,7 +338,11 @@ static int parse_option(int c, tune_args *a)
     int rc = CLI_OK;
     switch (c) {
     case 'p': o->problem = optarg; break;
-    case 's': rc = check_strategy(optarg); o->strategy = optarg; break;
+    case 's':
+        rc = check_strategy(optarg);
+        o->strategy = optarg;
+        a->strategy_given = true;
+        break;
     case 'b': rc = parse_budget(optarg, &o->budget); break;
     case 't':
         rc = cli_parse_double("tune", "--time", optarg, &o->time_limit_s);
@@ -545,6 +550,8 @@ int cli_tune(int argc, char **argv)
     uint16_t *start = NULL;
     if (kt_spec_load(a.spec, cli_warn, NULL, &spec, &diag) != KT_OK)
         return cli_error("%s", diag.msg);
+    if (!a.strategy_given && spec->strategy)
+        a.o.strategy = spec->strategy;
     if ((rc = prepare(spec, &a, &replay, &start)) != CLI_OK) {
         free(start);
         kt_replay_free(replay);

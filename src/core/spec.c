@@ -43,6 +43,22 @@ static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
     return rc;
 }
 
+static void spec_warn(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Send "path: warning: ..." to the warning function, if any. */
+static void spec_warn(loader *L, const char *fmt, ...)
+{
+    if (!L->warn)
+        return;
+    char what[400], msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "%s: warning: %s", L->path, what);
+    L->warn(L->warn_user, msg);
+}
+
 /* Warn about each key of obj that is not in known (NULL-terminated). */
 static void warn_unknown(loader *L, json_object *obj, const char *keypath,
                          const char *const *known)
@@ -254,7 +270,10 @@ static int parse_default(loader *L, kt_param_spec *p, json_object *obj,
             p->default_index = i;
             return KT_OK;
         }
-    return spec_error(L, path, "Default '%s' is not one of the Values", text);
+    /* BAT's hotspot spec has such defaults; the file is still usable */
+    spec_warn(L, "%s: Default '%s' is not one of the Values; the first value is "
+              "the default", path, text);
+    return KT_OK;
 }
 
 static int parse_param(loader *L, json_object *arr, size_t i)
@@ -829,32 +848,93 @@ static int parse_kernel(loader *L, json_object *root)
 
 /* ------------------------------------------------------- general, budget */
 
-static int parse_budget(loader *L, json_object *root)
+/* One budget object; path is "Budget[0]" or "Budget". */
+static int parse_budget_object(loader *L, json_object *o, const char *path)
 {
     static const name_code KINDS[] = {{"ConfigurationCount", KT_BUDGET_COUNT},
                                       {"TuningDuration", KT_BUDGET_SECONDS},
                                       {"ConfigurationFraction", KT_BUDGET_FRACTION}};
     static const char *const known[] = {"Type", "BudgetValue", NULL};
-    json_object *arr;
-    int rc = get_key(L, root, "", "Budget", json_type_array, false, &arr);
-    if (rc != KT_OK || !arr)
-        return rc;
-    /* T1 allows several budgets; ktune honours the first. */
-    if (json_object_array_length(arr) == 0)
-        return KT_OK;
-    json_object *o = json_object_array_get_idx(arr, 0), *v;
-    if (!json_object_is_type(o, json_type_object))
-        return spec_error(L, "Budget[0]", "expected an object");
-    warn_unknown(L, o, "Budget[0]", known);
-    int kind = KT_BUDGET_NONE;
-    if ((rc = get_enum(L, o, "Budget[0]", "Type", true, KINDS, KT_ARRAY_LEN(KINDS),
-                       &kind)) ||
-        (rc = get_key(L, o, "Budget[0]", "BudgetValue", json_type_double, true, &v)))
+    json_object *v;
+    warn_unknown(L, o, path, known);
+    int kind = KT_BUDGET_NONE, rc;
+    if ((rc = get_enum(L, o, path, "Type", true, KINDS, KT_ARRAY_LEN(KINDS), &kind)) ||
+        (rc = get_key(L, o, path, "BudgetValue", json_type_double, true, &v)))
         return rc;
     L->spec->budget.kind = (kt_budget_kind)kind;
     L->spec->budget.value = json_object_get_double(v);
-    if (!(L->spec->budget.value > 0))
-        return spec_error(L, "Budget[0].BudgetValue", "must be positive");
+    if (!(L->spec->budget.value > 0)) {
+        char vpath[64];
+        snprintf(vpath, sizeof vpath, "%s.BudgetValue", path);
+        return spec_error(L, vpath, "must be positive");
+    }
+    return KT_OK;
+}
+
+/* The schema's Budget is an array (T1 allows several budgets; ktune honours
+ * the first); BAT's specs write one object, so that is read too. */
+static int parse_budget(loader *L, json_object *root)
+{
+    json_object *b;
+    if (!json_object_object_get_ex(root, "Budget", &b) || !b)
+        return KT_OK;
+    if (json_object_is_type(b, json_type_object))
+        return parse_budget_object(L, b, "Budget");
+    if (!json_object_is_type(b, json_type_array))
+        return spec_error(L, "Budget", "expected an array or an object, found %s",
+                          json_kind(b));
+    if (json_object_array_length(b) == 0)
+        return KT_OK;
+    json_object *o = json_object_array_get_idx(b, 0);
+    if (!json_object_is_type(o, json_type_object))
+        return spec_error(L, "Budget[0]", "expected an object");
+    return parse_budget_object(L, o, "Budget[0]");
+}
+
+/* Search.Name: the names Kernel Tuner, KTT and BAT use, lower-cased with
+ * everything but letters and digits dropped, and ktune's equivalent. */
+static const struct {
+    const char *t1, *ktune;
+} SEARCHES[] = {
+    {"bruteforce", "brute_force"},   {"exhaustive", "brute_force"},
+    {"fullsearch", "brute_force"},   {"random", "random"},
+    {"randomsample", "random"},      {"randomsearch", "random"},
+    {"annealing", "annealing"},      {"simulatedannealing", "annealing"},
+    {"genetic", "genetic"},          {"geneticalgorithm", "genetic"},
+    {"pso", "pso"},                  {"particleswarm", "pso"},
+    {"diffevo", "diff_evo"},         {"differentialevolution", "diff_evo"},
+    {"localsearch", "local_search"}, {"mls", "local_search"},
+    {"greedymls", "local_search"},   {"greedyils", "local_search"},
+};
+
+/* Search: the default strategy when the command line names none.  An
+ * unknown name, like ktune's lack of per-strategy options, is a warning. */
+static int parse_search(loader *L, json_object *root)
+{
+    static const char *const known[] = {"Name", "Attributes", NULL};
+    json_object *o, *attrs;
+    const char *name;
+    int rc = get_key(L, root, "", "Search", json_type_object, false, &o);
+    if (rc != KT_OK || !o)
+        return rc;
+    warn_unknown(L, o, "Search", known);
+    if ((rc = get_string(L, o, "Search", "Name", true, &name)) != KT_OK)
+        return rc;
+    char key[64];
+    size_t n = 0;
+    for (const char *c = name; *c && n + 1 < sizeof key; c++)
+        if (isalnum((unsigned char)*c))
+            key[n++] = (char)tolower((unsigned char)*c);
+    key[n] = '\0';
+    for (size_t i = 0; i < KT_ARRAY_LEN(SEARCHES) && !L->spec->strategy; i++)
+        if (strcmp(key, SEARCHES[i].t1) == 0)
+            L->spec->strategy = SEARCHES[i].ktune;
+    if (!L->spec->strategy)
+        spec_warn(L, "Search.Name '%.200s' has no ktune equivalent; the default "
+                  "strategy is used", name);
+    if (json_object_object_get_ex(o, "Attributes", &attrs) && attrs)
+        spec_warn(L, "Search.Attributes are ignored (ktune's strategies take no "
+                  "options)");
     return KT_OK;
 }
 
@@ -930,7 +1010,8 @@ static int fill_spec(loader *L, json_object *root)
     warn_unknown(L, root, "", known);
     int rc;
     if ((rc = parse_general(L, root)) || (rc = parse_space(L, root)) ||
-        (rc = parse_kernel(L, root)) || (rc = parse_budget(L, root)))
+        (rc = parse_kernel(L, root)) || (rc = parse_budget(L, root)) ||
+        (rc = parse_search(L, root)))
         return rc;
     kt_spec *s = L->spec;
     if (!s->name && !(s->name = kt_strdup(s->kernel_name)))

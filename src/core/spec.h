@@ -133,6 +133,7 @@ typedef struct kt_spec {
     kt_behaviour_dim *dims; /* BehaviourDimensions; NULL when none */
     size_t ndims;
     kt_budget budget;
+    const char *strategy;   /* Search.Name as a ktune strategy (static); NULL: none */
     char **names;           /* expression names: params, problem, ProblemSize[i] */
     size_t nnames;
     char *source_hash;      /* hex digest of kernel + reference + options */

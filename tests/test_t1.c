@@ -1,0 +1,142 @@
+/* test_t1.c - the T1 constructs that public specs use beyond ktune's own:
+ * Budget as one object, defaults outside the values, and real BAT files
+ * that load and count exactly what a Python brute force counts. */
+#include "core/space.h"
+#include "core/util.h"
+#include "spec_util.h"
+
+/* spec_json's text with ", EXTRA" added to the top-level object. */
+static const char *spec_with(const char *params, const char *extra)
+{
+    static char text[20000];
+    snprintf(text, sizeof text, "%s", spec_json(params, "", ""));
+    char *end = strrchr(text, '}');
+    snprintf(end, sizeof text - (size_t)(end - text), ", %s}", extra);
+    return text;
+}
+
+#define P1 "{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"[1, 2, 4]\"}"
+
+static void test_budget_is_an_array_or_one_object(void)
+{
+    static const char *const FORMS[] = {
+        "\"Budget\": [{\"Type\": \"ConfigurationCount\", \"BudgetValue\": 200}]",
+        "\"Budget\": {\"BudgetValue\": 200, \"Type\": \"ConfigurationCount\"}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        kt_spec *spec;
+        kt_diag d = {{0}};
+        CHECK(load_text(spec_with(P1, FORMS[i]), &spec, &d) == KT_OK);
+        CHECK(spec->budget.kind == KT_BUDGET_COUNT);
+        CHECK_NEAR(spec->budget.value, 200, 0);
+        kt_spec_free(spec);
+    }
+    kt_spec *spec = NULL;
+    kt_diag d = {{0}};
+    CHECK(load_text(spec_with(P1, "\"Budget\": \"200\""), &spec, &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "Budget: expected an array or an object, found a string") != NULL);
+    CHECK(load_text(spec_with(P1, "\"Budget\": {\"Type\": \"ConfigurationCount\","
+                                  " \"BudgetValue\": 0}"), &spec, &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "Budget.BudgetValue: must be positive") != NULL);
+}
+
+static int warnings;
+static void count_warning(void *user, const char *msg)
+{
+    (void)user;
+    CHECK(strstr(msg, "warning: ConfigurationSpace.TuningParameters[0]: Default '3' "
+                      "is not one of the Values") != NULL);
+    warnings++;
+}
+
+/* BAT's hotspot spec has such defaults: a warning, the first value is the
+ * default. */
+static void test_default_outside_the_values_is_a_warning(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    const char *params = "{\"Name\": \"A\", \"Type\": \"int\", \"Values\": \"[1, 2]\","
+                         " \"Default\": 3}";
+    CHECK(kt_spec_load(write_temp("spec.json", spec_json(params, "", "")), count_warning,
+                       NULL, &spec, &d) == KT_OK);
+    CHECK_EQ_INT(warnings, 1);
+    CHECK_EQ_INT(spec->params[0].default_index, 0);
+    kt_spec_free(spec);
+}
+
+static char last_warning[512];
+static void keep_warning(void *user, const char *msg)
+{
+    (void)user;
+    snprintf(last_warning, sizeof last_warning, "%s", msg);
+}
+
+/* Kernel Tuner's, KTT's and BAT's names for a strategy map to ktune's; an
+ * unknown one is a warning, not an error. */
+static void test_search_name_picks_the_strategy(void)
+{
+    static const char *const CASES[][2] = {
+        {"simulated_annealing", "annealing"}, {"genetic_algorithm", "genetic"},
+        {"Random Search", "random"},          {"brute_force", "brute_force"},
+        {"greedy_ils", "local_search"},       {"DifferentialEvolution", "diff_evo"},
+        {"bayes_opt", NULL},
+    };
+    for (size_t i = 0; i < KT_ARRAY_LEN(CASES); i++) {
+        char extra[128];
+        snprintf(extra, sizeof extra, "\"Search\": {\"Name\": \"%s\"}", CASES[i][0]);
+        kt_spec *spec;
+        kt_diag d = {{0}};
+        last_warning[0] = '\0';
+        CHECK(kt_spec_load(write_temp("spec.json", spec_with(P1, extra)), keep_warning,
+                           NULL, &spec, &d) == KT_OK);
+        if (CASES[i][1]) {
+            CHECK_STR(spec->strategy, CASES[i][1]);
+            CHECK(last_warning[0] == '\0');
+        } else {
+            CHECK(spec->strategy == NULL);
+            CHECK(strstr(last_warning, "Search.Name 'bayes_opt' has no ktune equivalent"));
+        }
+        kt_spec_free(spec);
+    }
+}
+
+static void ignore_warning(void *user, const char *msg)
+{
+    (void)user, (void)msg;
+}
+
+static uint64_t count_of(const char *path)
+{
+    kt_spec *spec;
+    kt_problem prob;
+    kt_space *s;
+    kt_diag d = {{0}};
+    uint64_t n = 0;
+    if (kt_spec_load(kt_test_path(path), ignore_warning, NULL, &spec, &d) != KT_OK) {
+        fprintf(stderr, "%s\n", d.msg);
+        exit(1);
+    }
+    CHECK(kt_problem_parse(spec, NULL, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, &prob, &s, &d) == KT_OK);
+    CHECK(kt_space_count(s, &n, NULL) == KT_OK);
+    kt_space_free(s);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+    return n;
+}
+
+/* The counts are Python's (tests/data/t1/README.md says how). */
+static void test_public_bat_specs_load_and_count(void)
+{
+    CHECK_EQ_INT(count_of("tests/data/t1/bat/GEMM/GEMM-CAFF.json"), 10312);
+    CHECK_EQ_INT(count_of("tests/data/t1/bat/pnpoly/pnpoly-CAFF.json"), 4092);
+    CHECK_EQ_INT(count_of("tests/data/t1/bat/hotspot/hotspot-CAFF.json"), 349853);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_budget_is_an_array_or_one_object),
+    KT_T(test_default_outside_the_values_is_a_warning),
+    KT_T(test_search_name_picks_the_strategy),
+    KT_T(test_public_bat_specs_load_and_count),
+};
+KT_TEST_MAIN(TESTS)
