@@ -1,5 +1,5 @@
 /* db.c - `ktune db`: the best configurations, every row, or an export
- * (CSV, or Kernel Tuner's T4 results JSON). */
+ * (CSV, Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file). */
 #include "cli/cli.h"
 #include "core/util.h"
 #include "store/db.h"
@@ -7,15 +7,18 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: ktune db (best | list | export (csv | t4)) [options]\n\n"
+    "usage: ktune db (best | list | export (csv | t4 | kerneltuner)) [options]\n\n"
     "  best                the fastest configuration per device, kernel, problem\n"
     "  list                every measurement, oldest first\n"
     "  export csv          every measurement as CSV on stdout\n"
     "  export t4           every measurement as T4 results JSON on stdout (Kernel\n"
-    "                      Tuner's keys, times in ms, device and kernel per result)\n\n"
+    "                      Tuner's keys, times in ms, device and kernel per result)\n"
+    "  export kerneltuner  the measurements of one device, kernel and problem as a\n"
+    "                      Kernel Tuner cache file (its simulation mode replays it)\n\n"
     "options:\n"
     "  --db FILE           results database (default ktune.db)\n"
     "  --kernel NAME       only this kernel\n"
@@ -196,6 +199,154 @@ static int row_counted(void *user, const kt_db_row *row)
     return c->print(c->user, row);
 }
 
+/* ---------------------------------------------------- Kernel Tuner cache */
+
+/* A cache file is of one device, kernel and problem: the first row's. */
+typedef struct kt_cache {
+    json_object *doc, *params, *cache;
+    char *device, *kernel, *problem;
+    bool mixed;             /* a row of another group was met */
+} kt_cache;
+
+/* A configuration value as Kernel Tuner has it: a number, a bool (Python
+ * prints True, False), else a string. */
+static json_object *value_json(const char *text)
+{
+    char *end;
+    double d = strtod(text, &end);
+    if (strcmp(text, "True") == 0 || strcmp(text, "False") == 0)
+        return json_object_new_boolean(text[0] == 'T');
+    if (*end || end == text)
+        return json_object_new_string(text);
+    return d == (double)(long long)d ? json_object_new_int64((long long)d)
+                                     : json_object_new_double(d);
+}
+
+/* problem_size: the problem key's values (one: a number). */
+static void cache_header(kt_cache *c, const kt_db_row *row, char **names, size_t n)
+{
+    c->device = kt_strdup(row->device);
+    c->kernel = kt_strdup(row->kernel);
+    c->problem = kt_strdup(row->problem);
+    json_object_object_add(c->doc, "device_name", json_object_new_string(row->device));
+    json_object_object_add(c->doc, "kernel_name", json_object_new_string(row->kernel));
+    char **pn, **pv;
+    size_t np;
+    if (*row->problem && kt_key_fields(row->problem, &pn, &pv, &np) == KT_OK) {
+        json_object *ps = np == 1 ? value_json(pv[0]) : json_object_new_array();
+        for (size_t i = 0; np > 1 && i < np; i++)
+            json_object_array_add(ps, value_json(pv[i]));
+        json_object_object_add(c->doc, "problem_size", ps);
+        kt_key_fields_free(pn, pv, np);
+    }
+    json_object *keys = json_object_new_array();
+    c->params = json_object_new_object();
+    for (size_t i = 0; i < n; i++) {
+        json_object_array_add(keys, json_object_new_string(names[i]));
+        json_object_object_add(c->params, names[i], json_object_new_array());
+    }
+    json_object_object_add(c->doc, "tune_params_keys", keys);
+    json_object_object_add(c->doc, "tune_params", c->params);
+    json_object_object_add(c->doc, "objective", json_object_new_string("time"));
+    c->cache = json_object_new_object();
+    json_object_object_add(c->doc, "cache", c->cache);
+}
+
+/* Add value to the parameter's list of values unless it is there. */
+static void add_param_value(kt_cache *c, const char *name, const char *value)
+{
+    json_object *list = NULL;
+    if (!json_object_object_get_ex(c->params, name, &list))
+        return;
+    json_object *v = value_json(value);
+    for (size_t i = 0; i < json_object_array_length(list); i++)
+        if (json_object_equal(json_object_array_get_idx(list, i), v)) {
+            json_object_put(v);
+            return;
+        }
+    json_object_array_add(list, v);
+}
+
+/* An entry as Kernel Tuner writes it: the parameters, time (or a
+ * failure's marker) and its overheads in ms. */
+static json_object *cache_entry(const kt_db_row *row, char **names, char **values,
+                                size_t n)
+{
+    const kt_result *r = &row->result;
+    bool ok = r->status == KT_STATUS_OK;
+    json_object *e = json_object_new_object();
+    for (size_t i = 0; i < n; i++)
+        json_object_object_add(e, names[i], value_json(values[i]));
+    json_object_object_add(e, "time", ok ? json_object_new_double(r->time_ms)
+                                         : json_object_new_string(t4_failure(r->status)));
+    json_object_object_add(e, "times", json_object_new_array());
+    if (ok && !isnan(r->energy_j))
+        json_object_object_add(e, "energy", json_object_new_double(r->energy_j));
+    if (ok && !isnan(r->power_w))
+        json_object_object_add(e, "power", json_object_new_double(r->power_w));
+    const char *keys[] = {"compile_time", "verification_time", "benchmark_time",
+                          "strategy_time", "framework_time"};
+    const double v[] = {isnan(r->compile_ms) ? 0 : r->compile_ms, 0,
+                        ok ? r->time_ms * r->reps : 0, 0, 0};
+    for (size_t i = 0; i < KT_ARRAY_LEN(keys); i++)
+        json_object_object_add(e, keys[i], json_object_new_double(v[i]));
+    json_object_object_add(e, "timestamp", json_object_new_string(row->created));
+    return e;
+}
+
+static int row_cache(void *user, const kt_db_row *row)
+{
+    kt_cache *c = user;
+    char **names, **values;
+    size_t n;
+    if (c->device && (strcmp(c->device, row->device) != 0 ||
+                      strcmp(c->kernel, row->kernel) != 0 ||
+                      strcmp(c->problem, row->problem) != 0))
+        return c->mixed = true;
+    if (kt_key_fields(row->config, &names, &values, &n) != KT_OK)
+        return 0; /* stored keys are checked: not reached */
+    if (!c->device)
+        cache_header(c, row, names, n);
+    kt_buf key = {0};
+    kt_buf_append(&key, "");
+    for (size_t i = 0; i < n; i++) {
+        kt_buf_appendf(&key, "%s%s", i ? "," : "", values[i]);
+        add_param_value(c, names[i], values[i]);
+    }
+    char *k = kt_buf_take(&key);
+    if (k)
+        json_object_object_add(c->cache, k, cache_entry(row, names, values, n));
+    free(k);
+    kt_key_fields_free(names, values, n);
+    return 0;
+}
+
+static void print_json(json_object *doc)
+{
+    puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                 JSON_C_TO_STRING_SPACED |
+                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static int export_cache(kt_db *db, kt_db_filter *f, uint64_t *rows, kt_diag *diag)
+{
+    kt_cache cache = {.doc = json_object_new_object()};
+    counted c = {row_cache, &cache, 0};
+    int rc = kt_db_list(db, f, row_counted, &c, diag);
+    *rows = c.rows;
+    if (rc == KT_OK && cache.mixed)
+        rc = kt_fail(diag, KT_EINVAL, "the rows are of more than one device, kernel or "
+                     "problem, and a Kernel Tuner cache holds one: choose with --device, "
+                     "--kernel and --problem (ktune db best lists them)");
+    if (rc == KT_OK && cache.device)
+        print_json(cache.doc);
+    json_object_put(cache.doc);
+    free(cache.device);
+    free(cache.kernel);
+    free(cache.problem);
+    return rc;
+}
+
 static int run_query(kt_db *db, const char *what, const char *format,
                      kt_db_filter *f, uint64_t *rows, kt_diag *diag)
 {
@@ -211,6 +362,8 @@ static int run_query(kt_db *db, const char *what, const char *format,
              "min_ms,spread,compile_ms,energy_j,power_w,sm_clock_mhz,reps,detail");
         c.print = row_csv;
     }
+    if (strcmp(format, "kerneltuner") == 0)
+        return export_cache(db, f, rows, diag);
     if (strcmp(what, "list") == 0 || strcmp(format, "csv") == 0) {
         rc = kt_db_list(db, f, row_counted, &c, diag);
         *rows = c.rows;
@@ -226,8 +379,7 @@ static int run_query(kt_db *db, const char *what, const char *format,
     rc = kt_db_list(db, f, row_counted, &c, diag);
     *rows = c.rows;
     if (rc == KT_OK)
-        puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
+        print_json(doc);
     json_object_put(doc);
     return rc;
 }
@@ -256,10 +408,11 @@ int cli_db(int argc, char **argv)
     const char *format = optind + 1 < argc ? argv[optind + 1] : "";
     bool query = what && (strcmp(what, "best") == 0 || strcmp(what, "list") == 0);
     bool export = what && strcmp(what, "export") == 0 &&
-                  (strcmp(format, "csv") == 0 || strcmp(format, "t4") == 0);
+                  (strcmp(format, "csv") == 0 || strcmp(format, "t4") == 0 ||
+                   strcmp(format, "kerneltuner") == 0);
     if (!(query && optind + 1 == argc) && !(export && optind + 2 == argc))
-        return cli_usage_error("db", "expected 'best', 'list', 'export csv' or "
-                               "'export t4'");
+        return cli_usage_error("db", "expected 'best', 'list', 'export csv', "
+                               "'export t4' or 'export kerneltuner'");
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     uint64_t rows = 0;

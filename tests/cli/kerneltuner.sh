@@ -134,3 +134,27 @@ expect_fail 1 "trunc.t4.json:[0-9]+:[0-9]+: not a T4 results file: invalid JSON:
     "$KTUNE" import t4 "$TMP/trunc.t4.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k
 [ "$(sum "$TMP/kt.db")" = "$before" ] || fail "a bad T4 file changed the database"
 pass "bad T4 files: one line each, nothing stored"
+
+# --- export kerneltuner: one device, kernel and problem as a Kernel Tuner
+# cache with the original's keys, parameters and times; it imports back
+expect_fail 1 "more than one device, kernel or problem" \
+    "$KTUNE" db export kerneltuner --db "$TMP/k.db"
+"$KTUNE" db export kerneltuner --db "$TMP/k.db" --kernel vector_add >"$TMP/va.json"
+python3 - "$TMP/va.json" "$DATA/vector_add_a4000.json" <<'PY' || fail "the cache export"
+import json, sys
+out, orig = (json.load(open(f)) for f in sys.argv[1:])
+for key in ("device_name", "kernel_name", "problem_size", "tune_params_keys", "tune_params"):
+    assert out[key] == orig[key], (key, out[key], orig[key])
+assert out["cache"].keys() == orig["cache"].keys()
+for k, e in orig["cache"].items():
+    assert abs(out["cache"][k]["time"] - e["time"]) < 1e-6 * e["time"], k
+    assert out["cache"][k]["block_size_x"] == e["block_size_x"]
+    assert abs(out["cache"][k]["compile_time"] - e["compile_time"]) < 1e-3, k
+PY
+"$KTUNE" db export kerneltuner --db "$TMP/m.db" >"$TMP/m.cache.json"
+"$KTUNE" import kerneltuner "$TMP/m.cache.json" --db "$TMP/m2.db" | grep -q "read 4 entries (1 with a time)" ||
+    fail "the exported cache with failures did not import back"
+"$KTUNE" db export csv --db "$TMP/m2.db" | tail -n +2 | cut -d, -f6-9 | sort >"$TMP/m2.rows"
+tail -n +2 "$TMP/m.csv" | cut -d, -f6-9 | sort >"$TMP/m.rows"
+cmp -s "$TMP/m.rows" "$TMP/m2.rows" || fail "the cache round trip: $(diff "$TMP/m.rows" "$TMP/m2.rows")"
+pass "export kerneltuner: Kernel Tuner's cache of one kernel, and back"
