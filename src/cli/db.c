@@ -9,14 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 static const char USAGE[] =
-    "usage: ktune db (best | list | export (csv | t4 | kerneltuner)) [options]\n\n"
+    "usage: ktune db (best | list | export (csv | t4 | t4-metadata | kerneltuner))\n"
+    "                [options]\n\n"
     "  best                the fastest configuration per device, kernel, problem\n"
     "  list                every measurement, oldest first\n"
     "  export csv          every measurement as CSV on stdout\n"
     "  export t4           every measurement as T4 results JSON on stdout (Kernel\n"
     "                      Tuner's keys, times in ms, device and kernel per result)\n"
+    "  export t4-metadata  the T4 metadata file of those results: the devices\n"
+    "                      measured, the operating system, ktune's version\n"
     "  export kerneltuner  the measurements of one device, kernel and problem as a\n"
     "                      Kernel Tuner cache file (its simulation mode replays it)\n\n"
     "options:\n"
@@ -347,6 +351,54 @@ static int export_cache(kt_db *db, kt_db_filter *f, uint64_t *rows, kt_diag *dia
     return rc;
 }
 
+/* ------------------------------------------------------------ T4 metadata */
+
+/* Each device's name once, in the order first measured. */
+static int row_device(void *user, const kt_db_row *row)
+{
+    json_object *devices = user, *d;
+    for (size_t i = 0; i < json_object_array_length(devices); i++) {
+        json_object_object_get_ex(json_object_array_get_idx(devices, i), "name", &d);
+        if (strcmp(json_object_get_string(d), row->device) == 0)
+            return 0;
+    }
+    d = json_object_new_object();
+    json_object_object_add(d, "name", json_object_new_string(row->device));
+    json_object_array_add(devices, d);
+    return 0;
+}
+
+/* The T4 metadata file: what the schema asks for that ktune knows. */
+static int export_t4_metadata(kt_db *db, kt_db_filter *f, uint64_t *rows,
+                              kt_diag *diag)
+{
+    json_object *devices = json_object_new_array();
+    counted c = {row_device, devices, 0};
+    int rc = kt_db_list(db, f, row_counted, &c, diag);
+    *rows = c.rows;
+    struct utsname u;
+    json_object *hw = json_object_new_object(), *env = json_object_new_object();
+    json_object_object_add(hw, "operating_system",
+                           json_object_new_string(uname(&u) == 0 ? u.sysname : "unknown"));
+    json_object_object_add(hw, "hardware_description", devices);
+    json_object *query = json_object_new_object(), *reqs = json_object_new_array();
+    json_object_object_add(query, "devices", json_object_get(devices));
+    json_object_object_add(env, "device_query", query);
+    char version[64];
+    snprintf(version, sizeof version, "ktune==%s", kt_version());
+    json_object_array_add(reqs, json_object_new_string(version));
+    json_object_object_add(env, "requirements", reqs);
+    json_object *meta = json_object_new_object(), *doc = json_object_new_object();
+    json_object_object_add(meta, "hardware", hw);
+    json_object_object_add(meta, "environment", env);
+    json_object_object_add(doc, "schema_version", json_object_new_string("1.0.0"));
+    json_object_object_add(doc, "metadata", meta);
+    if (rc == KT_OK)
+        print_json(doc);
+    json_object_put(doc);
+    return rc;
+}
+
 static int run_query(kt_db *db, const char *what, const char *format,
                      kt_db_filter *f, uint64_t *rows, kt_diag *diag)
 {
@@ -364,6 +416,8 @@ static int run_query(kt_db *db, const char *what, const char *format,
     }
     if (strcmp(format, "kerneltuner") == 0)
         return export_cache(db, f, rows, diag);
+    if (strcmp(format, "t4-metadata") == 0)
+        return export_t4_metadata(db, f, rows, diag);
     if (strcmp(what, "list") == 0 || strcmp(format, "csv") == 0) {
         rc = kt_db_list(db, f, row_counted, &c, diag);
         *rows = c.rows;
@@ -409,10 +463,12 @@ int cli_db(int argc, char **argv)
     bool query = what && (strcmp(what, "best") == 0 || strcmp(what, "list") == 0);
     bool export = what && strcmp(what, "export") == 0 &&
                   (strcmp(format, "csv") == 0 || strcmp(format, "t4") == 0 ||
+                   strcmp(format, "t4-metadata") == 0 ||
                    strcmp(format, "kerneltuner") == 0);
     if (!(query && optind + 1 == argc) && !(export && optind + 2 == argc))
         return cli_usage_error("db", "expected 'best', 'list', 'export csv', "
-                               "'export t4' or 'export kerneltuner'");
+                               "'export t4', 'export t4-metadata' or "
+                               "'export kerneltuner'");
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     uint64_t rows = 0;

@@ -158,3 +158,19 @@ PY
 tail -n +2 "$TMP/m.csv" | cut -d, -f6-9 | sort >"$TMP/m.rows"
 cmp -s "$TMP/m.rows" "$TMP/m2.rows" || fail "the cache round trip: $(diff "$TMP/m.rows" "$TMP/m2.rows")"
 pass "export kerneltuner: Kernel Tuner's cache of one kernel, and back"
+
+# --- export t4-metadata: the metadata file beside the results, valid
+"$KTUNE" db export t4-metadata --db "$TMP/k.db" >"$TMP/meta.json"
+python3 - "$TMP/meta.json" tests/data/t4/metadata-schema.json <<'PY' || fail "the T4 metadata"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.validate(doc, json.load(open(sys.argv[2])))
+except ImportError:
+    print("note: no Python jsonschema, the T4 metadata schema was not checked")
+hw = doc["metadata"]["hardware"]
+assert [d["name"] for d in hw["hardware_description"]] == ["NVIDIA RTX A4000"], hw
+assert doc["metadata"]["environment"]["requirements"][0].startswith("ktune=="), doc
+PY
+pass "export t4-metadata: schema-valid, the devices measured"
