@@ -1,6 +1,7 @@
 /* test_t1.c - the T1 constructs that public specs use beyond ktune's own:
  * Budget as one object, defaults outside the values, and real BAT files
  * that load and count exactly what a Python brute force counts. */
+#include "core/expr.h"
 #include "core/space.h"
 #include "core/util.h"
 #include "spec_util.h"
@@ -133,7 +134,73 @@ static void test_public_bat_specs_load_and_count(void)
     CHECK_EQ_INT(count_of("tests/data/t1/bat/hotspot/hotspot-CAFF.json"), 349853);
 }
 
+/* spec_json's text with these Arguments. */
+static const char *spec_args(const char *args)
+{
+    static char text[20000];
+    const char *base = spec_json(P1, "", "");
+    const char *at = strstr(base, "\"Arguments\": []");
+    snprintf(text, sizeof text, "%.*s\"Arguments\": [%s]%s", (int)(at - base), base, args,
+             at + strlen("\"Arguments\": []"));
+    return text;
+}
+
+static double size_of(const kt_arg *a)
+{
+    double slots[8] = {0}, v = -1;
+    CHECK(kt_expr_eval(a->size, slots, &v) == KT_OK);
+    return v;
+}
+
+/* T1 names are optional (arg0, arg1, ...); vector types are arrays of
+ * lanes x Size elements, and float16 is 16 floats, half the 16-bit float. */
+static void test_unnamed_arguments_and_vector_types(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    const char *args =
+        "{\"Type\": \"float4\", \"MemoryType\": \"Vector\", \"Size\": 8},"
+        "{\"Type\": \"float16\", \"MemoryType\": \"Vector\", \"Size\": \"2 + 1\"},"
+        "{\"Name\": \"h\", \"Type\": \"half\", \"MemoryType\": \"Vector\", \"Size\": 8},"
+        "{\"Type\": \"int2\", \"MemoryType\": \"Vector\", \"Size\": 5},"
+        "{\"Type\": \"double2\", \"MemoryType\": \"Vector\", \"Size\": 5},"
+        "{\"Type\": \"int32\", \"MemoryType\": \"Scalar\", \"FillValue\": 7}";
+    CHECK(load_text(spec_args(args), &spec, &d) == KT_OK);
+    CHECK_EQ_INT(spec->nargs, 6);
+    CHECK_STR(spec->args[0].name, "arg0");
+    CHECK_STR(spec->args[2].name, "h");
+    CHECK_STR(spec->args[5].name, "arg5");
+    CHECK(spec->args[0].type == KT_DT_FLOAT);
+    CHECK_NEAR(size_of(&spec->args[0]), 32, 0);
+    CHECK(spec->args[1].type == KT_DT_FLOAT);
+    CHECK_NEAR(size_of(&spec->args[1]), 48, 0);
+    CHECK(spec->args[2].type == KT_DT_HALF);
+    CHECK_NEAR(size_of(&spec->args[2]), 8, 0);
+    CHECK(spec->args[3].type == KT_DT_INT32);
+    CHECK_NEAR(size_of(&spec->args[3]), 10, 0);
+    CHECK(spec->args[4].type == KT_DT_DOUBLE);
+    CHECK_NEAR(size_of(&spec->args[4]), 10, 0);
+    kt_spec_free(spec);
+    static const char *const BAD[][2] = {
+        {"{\"Type\": \"float4\", \"MemoryType\": \"Scalar\", \"FillValue\": 1}",
+         "Arguments[0]: a vector type cannot be a Scalar argument"},
+        {"{\"Type\": \"float5\", \"MemoryType\": \"Vector\", \"Size\": 1}",
+         "Arguments[0].Type: unsupported value \"float5\""},
+        {"{\"Type\": \"int8x\", \"MemoryType\": \"Vector\", \"Size\": 1}",
+         "unsupported value \"int8x\""},
+    };
+    for (size_t i = 0; i < KT_ARRAY_LEN(BAD); i++) {
+        spec = NULL;
+        CHECK(load_text(spec_args(BAD[i][0]), &spec, &d) == KT_ESPEC);
+        if (!strstr(d.msg, BAD[i][1])) {
+            fprintf(stderr, "got \"%s\", wanted \"%s\"\n", d.msg, BAD[i][1]);
+            exit(1);
+        }
+    }
+}
+
 static const kt_test TESTS[] = {
+    KT_T(test_unnamed_arguments_and_vector_types),
     KT_T(test_budget_is_an_array_or_one_object),
     KT_T(test_default_outside_the_values_is_a_warning),
     KT_T(test_search_name_picks_the_strategy),

@@ -531,9 +531,74 @@ static const name_code DTYPES[] = {
     {"uint16", KT_DT_UINT16}, {"int32", KT_DT_INT32},   {"uint32", KT_DT_UINT32},
     {"int64", KT_DT_INT64},   {"uint64", KT_DT_UINT64}, {"float", KT_DT_FLOAT},
     {"double", KT_DT_DOUBLE}, {"bool", KT_DT_UINT8},    {"int", KT_DT_INT32},
-    {"half", KT_DT_HALF},     {"float16", KT_DT_HALF},  {"bfloat16", KT_DT_BF16},
-    {"bf16", KT_DT_BF16},
+    {"half", KT_DT_HALF},     {"bfloat16", KT_DT_BF16}, {"bf16", KT_DT_BF16},
 };
+
+/* T1's vector types (float2 ... float16, double2 ..., half2 ...) and CUDA's
+ * int2 ... uint4: an array of them is lanes times as many elements of the
+ * element type.  So "float16" is 16 floats, as in T1 and KTT; the 16-bit
+ * float is "half".  The integers stop at 4 lanes: int8 and int16 are the
+ * 8- and 16-bit integers. */
+static const struct {
+    const char *base;
+    kt_dtype type;
+    unsigned max_lanes;
+} VECTORS[] = {
+    {"float", KT_DT_FLOAT, 16}, {"double", KT_DT_DOUBLE, 16}, {"half", KT_DT_HALF, 16},
+    {"int", KT_DT_INT32, 4},    {"uint", KT_DT_UINT32, 4},
+};
+
+/* Arguments[i].Type: a scalar type (lanes 1) or a vector type. */
+static int parse_type(loader *L, json_object *o, const char *path, int *type,
+                      unsigned *lanes)
+{
+    const char *t;
+    int rc = get_string(L, o, path, "Type", true, &t);
+    if (rc != KT_OK)
+        return rc;
+    *lanes = 1;
+    for (size_t i = 0; i < KT_ARRAY_LEN(DTYPES); i++)
+        if (strcmp(t, DTYPES[i].name) == 0) {
+            *type = DTYPES[i].code;
+            return KT_OK;
+        }
+    for (size_t i = 0; i < KT_ARRAY_LEN(VECTORS); i++) {
+        size_t n = strlen(VECTORS[i].base);
+        char *end = (char *)t;
+        long l = strncmp(t, VECTORS[i].base, n) == 0 && isdigit((unsigned char)t[n])
+                     ? strtol(t + n, &end, 10) : 0;
+        if (l >= 2 && *end == '\0' && (l <= 4 || l == 8 || l == 16) &&
+            l <= (long)VECTORS[i].max_lanes) {
+            *type = VECTORS[i].type;
+            *lanes = (unsigned)l;
+            return KT_OK;
+        }
+    }
+    char tpath[160];
+    snprintf(tpath, sizeof tpath, "%s.Type", path);
+    return spec_error(L, tpath, "unsupported value \"%s\" (expected a scalar type such "
+                      "as float, double, half, int32 or uint8, or a vector type such as "
+                      "float4, double2, half8 or int2)", t);
+}
+
+/* Size times the lanes of a vector type, compiled from "(Size) * lanes". */
+static int scale_size(loader *L, json_object *o, const char *path, unsigned lanes,
+                      kt_expr **size)
+{
+    json_object *v;
+    if (lanes == 1 || !json_object_object_get_ex(o, "Size", &v))
+        return KT_OK;
+    char *src = kt_asprintf("(%s) * %u", json_object_get_string(v), lanes);
+    if (!src)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    kt_expr_free(*size);
+    *size = NULL;
+    kt_diag d = {{0}};
+    kt_spec *s = L->spec;
+    int rc = kt_expr_compile(src, (const char *const *)s->names, s->nnames, size, &d);
+    free(src);
+    return rc == KT_OK ? KT_OK : spec_error(L, path, "Size: %s", d.msg);
+}
 static const name_code ACCESS[] = {
     {"ReadOnly", KT_READ}, {"WriteOnly", KT_WRITE}, {"ReadWrite", KT_READ_WRITE}};
 static const name_code MEMORY[] = {{"Scalar", 1}, {"Vector", 0}};
@@ -600,10 +665,11 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
     kt_arg *a = &L->spec->args[i];
     const char *name;
     int type = KT_DT_FLOAT, scalar = 0, access = KT_READ, fill = KT_FILL_RANDOM;
+    unsigned lanes;
     json_object *seed;
     int rc;
-    if ((rc = get_string(L, o, path, "Name", true, &name)) != KT_OK ||
-        (rc = get_enum(L, o, path, "Type", true, DTYPES, KT_ARRAY_LEN(DTYPES), &type)) ||
+    if ((rc = get_string(L, o, path, "Name", false, &name)) != KT_OK ||
+        (rc = parse_type(L, o, path, &type, &lanes)) ||
         (rc = get_enum(L, o, path, "MemoryType", true, MEMORY, KT_ARRAY_LEN(MEMORY),
                        &scalar)) ||
         (rc = get_enum(L, o, path, "AccessType", false, ACCESS, KT_ARRAY_LEN(ACCESS),
@@ -612,7 +678,10 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
                        &fill)) ||
         (rc = get_key(L, o, path, "RandomSeed", json_type_double, false, &seed)))
         return rc;
-    if (!(a->name = kt_strdup(name)))
+    if (scalar && lanes > 1)
+        return spec_error(L, path, "a vector type cannot be a Scalar argument");
+    /* T1 does not require names; ReferenceArguments can use these */
+    if (!(a->name = name ? kt_strdup(name) : kt_asprintf("arg%zu", i)))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     a->type = (kt_dtype)type;
     a->scalar = scalar;
@@ -627,6 +696,8 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
         rc = get_expr(L, o, path, "FillValue", true, &a->value);
     if (rc == KT_OK)
         rc = check_problem_only(L, sub, scalar ? a->value : a->size);
+    if (rc == KT_OK && !scalar)
+        rc = scale_size(L, o, path, lanes, &a->size);
     if (rc == KT_OK && scalar && access != KT_READ)
         rc = spec_error(L, path, "a Scalar argument must be ReadOnly");
     return rc;
