@@ -131,6 +131,7 @@ static void test_public_bat_specs_load_and_count(void)
 {
     CHECK_EQ_INT(count_of("tests/data/t1/bat/GEMM/GEMM-CAFF.json"), 10312);
     CHECK_EQ_INT(count_of("tests/data/t1/bat/pnpoly/pnpoly-CAFF.json"), 4092);
+    CHECK_EQ_INT(count_of("tests/data/t1/bat/TRIAD/TRIAD-CAFF.json"), 4320);
     CHECK_EQ_INT(count_of("tests/data/t1/bat/hotspot/hotspot-CAFF.json"), 349853);
 }
 
@@ -199,7 +200,39 @@ static void test_unnamed_arguments_and_vector_types(void)
     }
 }
 
+/* KTT's and BAT's Generator fills: DataSource is a Python expression of the
+ * element index i, compiled by the safe evaluator. */
+static void test_generator_fills_are_compiled(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    const char *args =
+        "{\"Type\": \"float\", \"MemoryType\": \"Vector\", \"Size\": 256,"
+        " \"FillType\": \"Generator\", \"DataSource\":"
+        " \"1+(i//4)*(0.1 + 0.05*(i%4)) if i%4 < 3 else ((i//4)%10)*0.1\"}";
+    CHECK(load_text(spec_args(args), &spec, &d) == KT_OK);
+    CHECK(spec->args[0].fill == KT_FILL_GENERATOR);
+    double slots[16] = {0}, v;
+    slots[spec->nnames] = 5;
+    CHECK(kt_expr_eval(spec->args[0].generator, slots, &v) == KT_OK);
+    CHECK_NEAR(v, 1.15, 1e-12);
+    slots[spec->nnames] = 7;
+    CHECK(kt_expr_eval(spec->args[0].generator, slots, &v) == KT_OK);
+    CHECK_NEAR(v, 0.1, 1e-12);
+    kt_spec_free(spec);
+    spec = NULL;
+    CHECK(load_text(spec_args("{\"Type\": \"float\", \"MemoryType\": \"Vector\","
+                              " \"Size\": 4, \"FillType\": \"Generator\","
+                              " \"DataSource\": \"open(i)\"}"), &spec, &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "Arguments[0]: DataSource: in \"open(i)\": column 1") != NULL);
+    CHECK(load_text(spec_args("{\"Type\": \"float\", \"MemoryType\": \"Vector\","
+                              " \"Size\": 4, \"FillType\": \"Generator\"}"), &spec,
+                    &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "Arguments[0].DataSource: missing required key") != NULL);
+}
+
 static const kt_test TESTS[] = {
+    KT_T(test_generator_fills_are_compiled),
     KT_T(test_unnamed_arguments_and_vector_types),
     KT_T(test_budget_is_an_array_or_one_object),
     KT_T(test_default_outside_the_values_is_a_warning),

@@ -548,6 +548,31 @@ static const struct {
     {"int", KT_DT_INT32, 4},    {"uint", KT_DT_UINT32, 4},
 };
 
+/* A Generator fill's DataSource: an expression of the element index i
+ * (and the spec's names), compiled by the same safe evaluator as the
+ * conditions. */
+static int parse_generator(loader *L, json_object *o, const char *path, kt_arg *a)
+{
+    const char *src;
+    int rc = get_string(L, o, path, "DataSource", true, &src);
+    if (rc != KT_OK)
+        return rc;
+    kt_spec *s = L->spec;
+    const char **names = malloc((s->nnames + 1) * sizeof *names);
+    if (!names)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    memcpy(names, s->names, s->nnames * sizeof *names);
+    names[s->nnames] = "i";
+    kt_diag d = {{0}};
+    rc = kt_expr_compile(src, names, s->nnames + 1, &a->generator, &d);
+    free(names);
+    if (rc != KT_OK)
+        return spec_error(L, path, "DataSource: in \"%s\": %s", src, d.msg);
+    spec_warn(L, "%s: FillType \"Generator\" is checked but not applied yet: the "
+              "argument is filled like a Random one", path);
+    return KT_OK;
+}
+
 /* Arguments[i].Type: a scalar type (lanes 1) or a vector type. */
 static int parse_type(loader *L, json_object *o, const char *path, int *type,
                       unsigned *lanes)
@@ -603,7 +628,8 @@ static const name_code ACCESS[] = {
     {"ReadOnly", KT_READ}, {"WriteOnly", KT_WRITE}, {"ReadWrite", KT_READ_WRITE}};
 static const name_code MEMORY[] = {{"Scalar", 1}, {"Vector", 0}};
 static const name_code FILLS[] = {{"Random", KT_FILL_RANDOM},
-                                  {"Constant", KT_FILL_CONSTANT}};
+                                  {"Constant", KT_FILL_CONSTANT},
+                                  {"Generator", KT_FILL_GENERATOR}};
 static const name_code CHECKS[] = {
     {"AbsoluteDifference", KT_CHECK_ABSOLUTE},
     {"SideBySideComparison", KT_CHECK_ABSOLUTE},
@@ -656,7 +682,7 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
 {
     static const char *const known[] = {"Name", "Type", "MemoryType", "AccessType",
                                         "FillType", "FillValue", "Size",
-                                        "TypeSize", "RandomSeed", NULL};
+                                        "TypeSize", "RandomSeed", "DataSource", NULL};
     char path[96];
     json_object *o = array_object(L, arr, "KernelSpecification.Arguments", i, known,
                                   path, sizeof path);
@@ -698,6 +724,8 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
         rc = check_problem_only(L, sub, scalar ? a->value : a->size);
     if (rc == KT_OK && !scalar)
         rc = scale_size(L, o, path, lanes, &a->size);
+    if (rc == KT_OK && !scalar && fill == KT_FILL_GENERATOR)
+        rc = parse_generator(L, o, path, a);
     if (rc == KT_OK && scalar && access != KT_READ)
         rc = spec_error(L, path, "a Scalar argument must be ReadOnly");
     return rc;
@@ -1143,6 +1171,7 @@ void kt_spec_free(kt_spec *s)
         free(s->args[i].name);
         kt_expr_free(s->args[i].size);
         kt_expr_free(s->args[i].value);
+        kt_expr_free(s->args[i].generator);
     }
     free(s->args);
     for (size_t i = 0; i < s->nconds; i++)

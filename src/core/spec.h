@@ -46,7 +46,7 @@ typedef enum kt_dtype {
 } kt_dtype;
 
 typedef enum kt_access { KT_READ, KT_WRITE, KT_READ_WRITE } kt_access;
-typedef enum kt_fill { KT_FILL_RANDOM, KT_FILL_CONSTANT } kt_fill;
+typedef enum kt_fill { KT_FILL_RANDOM, KT_FILL_CONSTANT, KT_FILL_GENERATOR } kt_fill;
 typedef enum kt_check {
     KT_CHECK_NONE,              /* output not verified */
     KT_CHECK_ABSOLUTE,          /* max |x - ref| <= threshold */
@@ -62,6 +62,8 @@ typedef struct kt_arg {
     kt_fill fill;
     kt_expr *value;     /* scalars: the value; constant fills: the constant */
     uint64_t seed;      /* random fills */
+    kt_expr *generator; /* Generator fills: element i's value (DataSource), over
+                           the spec's names and "i" (slot nnames); NULL else */
     kt_check check;     /* from ReferenceArguments; outputs default to relative */
     double threshold;
 } kt_arg;
