@@ -185,6 +185,28 @@ static int config_key(importer *im, const char *key, char **out)
     return checked_key(im, &b, where, out);
 }
 
+/* The entry's timestamp as the database keeps it (ISO 8601 UTC with ms):
+ * Kernel Tuner writes "2022-12-23 12:11:26.411558+00:00".  Into out, ""
+ * when absent or not UTC (the row is dated when imported). */
+static void created_of(json_object *entry, char out[96])
+{
+    json_object *v = NULL;
+    int y, mo, d, h, mi, used = 0;
+    double sec;
+    out[0] = '\0';
+    if (!json_object_object_get_ex(entry, "timestamp", &v) ||
+        !json_object_is_type(v, json_type_string))
+        return;
+    const char *t = json_object_get_string(v);
+    if (sscanf(t, "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+        (strcmp(t + used, "+00:00") != 0 && strcmp(t + used, "Z") != 0) || mo < 1 ||
+        mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61))
+        return;
+    int ms = (int)(sec * 1000); /* truncated: 59.9999 stays in its minute */
+    snprintf(out, 96, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, mo, d, h, mi, ms / 1000,
+             ms % 1000);
+}
+
 static int store_entry(importer *im, const char *key, json_object *entry)
 {
     if (!json_object_is_type(entry, json_type_object))
@@ -192,13 +214,15 @@ static int store_entry(importer *im, const char *key, json_object *entry)
                        im->path, key);
     char *config = NULL;
     kt_result r;
+    char created[96];
+    created_of(entry, created);
     int rc = config_key(im, key, &config);
     if (rc == KT_OK)
         rc = entry_result(im, key, entry, &r);
     int64_t before = kt_db_changes(im->db);
     if (rc == KT_OK)
         rc = kt_db_record_at(im->db, im->device, im->kernel, im->problem, config, &r,
-                             NULL, im->diag);
+                             created[0] ? created : NULL, im->diag);
     free(config);
     im->st->rows += rc == KT_OK;
     im->st->ok += rc == KT_OK && r.status == KT_STATUS_OK;

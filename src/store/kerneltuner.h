@@ -11,7 +11,8 @@
  * stored as invalid, compile_error or runtime_error; any other needs a
  * numeric "time".  Units: Kernel Tuner's times are ms, as ktune's.
  * The device is "imported|NAME" (as for a CSV import, so live runs never
- * answer from it); the kernel's source hash is that of kernel_string, else
+ * answer from it), each row dated by its entry's UTC timestamp where it has
+ * one; the kernel's source hash is that of kernel_string, else
  * of the tune_params; the problem is "ProblemSize_0=N,..." ("" without a
  * problem_size).  A cache that Kernel Tuner left open (a run still going
  * or killed: the text ends with ',') is read as Kernel Tuner reads it.

@@ -17,7 +17,7 @@ grep -q "read 10 entries .* problem 'ProblemSize_0=48,ProblemSize_1=64'; 10 new"
     fail "fp32 import said: $(cat "$TMP/out")"
 [ "$(rows "$TMP/k.db")" -eq 25 ] || fail "25 rows wanted"
 "$KTUNE" db export csv --db "$TMP/k.db" >"$TMP/k.csv"
-grep -q '"NVIDIA RTX A4000","vector_add",.*,"ProblemSize_0=100","block_size_x=768","ok",0.0317577,0.02368,,450.441,' "$TMP/k.csv" ||
+grep -q '^"2022-12-23T12:11:26.411Z","NVIDIA RTX A4000","vector_add",.*,"ProblemSize_0=100","block_size_x=768","ok",0.0317577,0.02368,,450.441,' "$TMP/k.csv" ||
     fail "the fastest vector_add row: $(grep block_size_x=768 "$TMP/k.csv")"
 grep -q '"block_size_x=1024,nr_outer=64,nr_inner=1024,nvml_gr_clock=1905","ok",76.957.*,138.871,' "$TMP/k.csv" ||
     fail "an fp32 row: $(grep nvml_gr_clock=1905 "$TMP/k.csv")"
