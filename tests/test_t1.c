@@ -4,6 +4,7 @@
 #include "core/expr.h"
 #include "core/space.h"
 #include "core/util.h"
+#include "measure/measure.h"
 #include "spec_util.h"
 
 /* spec_json's text with ", EXTRA" added to the top-level object. */
@@ -202,7 +203,7 @@ static void test_unnamed_arguments_and_vector_types(void)
 
 /* KTT's and BAT's Generator fills: DataSource is a Python expression of the
  * element index i, compiled by the safe evaluator. */
-static void test_generator_fills_are_compiled(void)
+static void test_generator_fills_are_compiled_and_applied(void)
 {
     kt_spec *spec;
     kt_diag d = {{0}};
@@ -219,6 +220,15 @@ static void test_generator_fills_are_compiled(void)
     slots[spec->nnames] = 7;
     CHECK(kt_expr_eval(spec->args[0].generator, slots, &v) == KT_OK);
     CHECK_NEAR(v, 0.1, 1e-12);
+    kt_problem prob;
+    kt_args args_made;
+    CHECK(kt_problem_parse(spec, NULL, &prob, &d) == KT_OK);
+    CHECK(kt_args_new(spec, &prob, 1, &args_made, &d) == KT_OK); /* applied */
+    CHECK_NEAR(((float *)args_made.init[0])[5], 1.15f, 1e-6);
+    CHECK_NEAR(((float *)args_made.init[0])[7], 0.1f, 1e-6);
+    CHECK_NEAR(((float *)args_made.init[0])[252], 1 + 63 * 0.1, 1e-5);
+    kt_args_clear(&args_made);
+    kt_problem_clear(&prob);
     kt_spec_free(spec);
     spec = NULL;
     CHECK(load_text(spec_args("{\"Type\": \"float\", \"MemoryType\": \"Vector\","
@@ -232,7 +242,7 @@ static void test_generator_fills_are_compiled(void)
 }
 
 static const kt_test TESTS[] = {
-    KT_T(test_generator_fills_are_compiled),
+    KT_T(test_generator_fills_are_compiled_and_applied),
     KT_T(test_unnamed_arguments_and_vector_types),
     KT_T(test_budget_is_an_array_or_one_object),
     KT_T(test_default_outside_the_values_is_a_warning),

@@ -568,8 +568,6 @@ static int parse_generator(loader *L, json_object *o, const char *path, kt_arg *
     free(names);
     if (rc != KT_OK)
         return spec_error(L, path, "DataSource: in \"%s\": %s", src, d.msg);
-    spec_warn(L, "%s: FillType \"Generator\" is checked but not applied yet: the "
-              "argument is filled like a Random one", path);
     return KT_OK;
 }
 

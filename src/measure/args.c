@@ -79,10 +79,28 @@ static int arg_plan(const kt_spec *spec, size_t i, const double *slots, kt_args 
     return KT_OK;
 }
 
+/* A Generator fill: element k is the DataSource expression with "i" (the
+ * slot after the spec's names) set to k. */
+static int generate(const kt_spec *spec, const kt_arg *a, void *p, size_t count,
+                    double *slots, kt_diag *diag)
+{
+    for (size_t k = 0; k < count; k++) {
+        double v;
+        slots[spec->nnames] = (double)k;
+        if (kt_expr_eval(a->generator, slots, &v) != KT_OK || !isfinite(v))
+            return kt_fail(diag, KT_ESPEC, "%s: argument '%s': its DataSource \"%s\" "
+                           "cannot be evaluated for element %zu", spec->path, a->name,
+                           kt_expr_source(a->generator), k);
+        store(a->type, p, k, v);
+    }
+    return KT_OK;
+}
+
 /* Allocate argument i and fill it: the scalar's value, or the input's
- * seeded random or constant contents. */
+ * seeded random, constant or generated contents.  slots holds the problem's
+ * values and one more slot for a generator's element index. */
 static int arg_fill(const kt_spec *spec, size_t i, double value, uint64_t seed,
-                    kt_args *out, kt_diag *diag)
+                    double *slots, kt_args *out, kt_diag *diag)
 {
     const kt_arg *a = &spec->args[i];
     out->init[i] = calloc(1, out->bytes[i]);
@@ -91,6 +109,8 @@ static int arg_fill(const kt_spec *spec, size_t i, double value, uint64_t seed,
                        a->name, out->bytes[i]);
     if (a->scalar)
         store(a->type, out->init[i], 0, value);
+    else if (a->access != KT_WRITE && a->generator)
+        return generate(spec, a, out->init[i], out->count[i], slots, diag);
     else if (a->access != KT_WRITE)
         fill(a, out->init[i], out->count[i], value,
              a->seed ? a->seed : kt_hash(seed, &i, sizeof i));
@@ -106,7 +126,7 @@ static int args_make(const kt_spec *spec, const kt_problem *prob, const uint64_t
     out->count = calloc(n ? n : 1, sizeof *out->count);
     out->bytes = calloc(n ? n : 1, sizeof *out->bytes);
     out->init = calloc(n ? n : 1, sizeof *out->init);
-    double *slots = calloc(spec->nnames ? spec->nnames : 1, sizeof *slots);
+    double *slots = calloc(spec->nnames + 1, sizeof *slots); /* + a generator's i */
     int rc = out->count && out->bytes && out->init && slots
                  ? KT_OK
                  : kt_fail(diag, KT_ENOMEM, "out of memory");
@@ -117,7 +137,7 @@ static int args_make(const kt_spec *spec, const kt_problem *prob, const uint64_t
         double value = 0;
         rc = arg_plan(spec, i, slots, out, &value, diag);
         if (rc == KT_OK && seed)
-            rc = arg_fill(spec, i, value, *seed, out, diag);
+            rc = arg_fill(spec, i, value, *seed, slots, out, diag);
     }
     free(slots);
     if (rc != KT_OK)
