@@ -6,7 +6,7 @@
 # `make fuzz`.
 set -eu
 
-PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev"
+PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev python3 python3-jsonschema"
 
 missing=""
 for p in $PACKAGES; do
