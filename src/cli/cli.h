@@ -49,6 +49,13 @@ char *cli_join(const char *const *names, size_t n);
 /* A configuration key "A=1,B=x" as a JSON object, numbers as numbers. */
 json_object *cli_config_json(const char *key);
 
+/* A number for --json: null where v is not finite (JSON has no NaN). */
+json_object *cli_json_double(double v);
+
+/* What --json prints: doc as one document on stdout, indented, then
+ * released (doc may be NULL: out of memory, "null" is printed). */
+void cli_json_print(json_object *doc);
+
 /* The MAP-Elites map of a run (search/archive.h's kt_map); flops per call
  * (NAN: unknown) gives GFLOP/s. */
 struct kt_map;

@@ -28,6 +28,9 @@ static const char USAGE[] =
     "  --kernel NAME       only this kernel\n"
     "  --problem KEY       only this problem (as printed, e.g. M=256,N=256,K=256)\n"
     "  --device NAME       only this device\n"
+    "  --json              best, list: the rows as a JSON array on stdout, with\n"
+    "                      every column of 'export csv' (the exports t4,\n"
+    "                      t4-metadata and kerneltuner are JSON already)\n"
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
@@ -52,6 +55,32 @@ static int row_text(void *user, const kt_db_row *row)
     else if (r->detail[0])
         printf("  %s", r->detail);
     printf("\n");
+    return 0;
+}
+
+/* A row as --json gives it: the columns of export csv, the configuration
+ * also as an object; null for what is unknown. */
+static int row_json(void *user, const kt_db_row *row)
+{
+    const kt_result *r = &row->result;
+    json_object *o = json_object_new_object();
+    const char *keys[] = {"created", "device", "kernel", "source_hash", "problem", "key"};
+    const char *text[] = {row->created, row->device, row->kernel, row->source_hash,
+                          row->problem, row->config};
+    for (size_t i = 0; i < KT_ARRAY_LEN(keys); i++)
+        json_object_object_add(o, keys[i], json_object_new_string(text[i]));
+    json_object_object_add(o, "config", cli_config_json(row->config));
+    json_object_object_add(o, "status", json_object_new_string(kt_status_name(r->status)));
+    const char *nkeys[] = {"time_ms", "min_ms", "spread", "compile_ms", "energy_j",
+                           "power_w", "sm_clock_mhz"};
+    const double nums[] = {r->time_ms, r->min_ms, r->spread, r->compile_ms,
+                           r->energy_j, r->power_w,
+                           r->sm_clock_mhz > 0 ? r->sm_clock_mhz : NAN};
+    for (size_t i = 0; i < KT_ARRAY_LEN(nkeys); i++)
+        json_object_object_add(o, nkeys[i], cli_json_double(nums[i]));
+    json_object_object_add(o, "reps", json_object_new_int(r->reps));
+    json_object_object_add(o, "detail", json_object_new_string(r->detail));
+    json_object_array_add(user, o);
     return 0;
 }
 
@@ -325,13 +354,6 @@ static int row_cache(void *user, const kt_db_row *row)
     return 0;
 }
 
-static void print_json(json_object *doc)
-{
-    puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-                                                 JSON_C_TO_STRING_SPACED |
-                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
 static int export_cache(kt_db *db, kt_db_filter *f, uint64_t *rows, kt_diag *diag)
 {
     kt_cache cache = {.doc = json_object_new_object()};
@@ -343,7 +365,7 @@ static int export_cache(kt_db *db, kt_db_filter *f, uint64_t *rows, kt_diag *dia
                      "problem, and a Kernel Tuner cache holds one: choose with --device, "
                      "--kernel and --problem (ktune db best lists them)");
     if (rc == KT_OK && cache.device)
-        print_json(cache.doc);
+        cli_json_print(json_object_get(cache.doc));
     json_object_put(cache.doc);
     free(cache.device);
     free(cache.kernel);
@@ -394,15 +416,16 @@ static int export_t4_metadata(kt_db *db, kt_db_filter *f, uint64_t *rows,
     json_object_object_add(doc, "schema_version", json_object_new_string("1.0.0"));
     json_object_object_add(doc, "metadata", meta);
     if (rc == KT_OK)
-        print_json(doc);
+        cli_json_print(json_object_get(doc));
     json_object_put(doc);
     return rc;
 }
 
+/* list: where --json collects the rows of best and list, else NULL. */
 static int run_query(kt_db *db, const char *what, const char *format,
-                     kt_db_filter *f, uint64_t *rows, kt_diag *diag)
+                     json_object *list, kt_db_filter *f, uint64_t *rows, kt_diag *diag)
 {
-    counted c = {row_text, NULL, 0};
+    counted c = {list ? row_json : row_text, list, 0};
     int rc;
     if (strcmp(what, "best") == 0) {
         rc = kt_db_best(db, f, row_counted, &c, diag);
@@ -433,7 +456,7 @@ static int run_query(kt_db *db, const char *what, const char *format,
     rc = kt_db_list(db, f, row_counted, &c, diag);
     *rows = c.rows;
     if (rc == KT_OK)
-        print_json(doc);
+        cli_json_print(json_object_get(doc));
     json_object_put(doc);
     return rc;
 }
@@ -443,9 +466,11 @@ int cli_db(int argc, char **argv)
     static const struct option LONG[] = {
         {"db", required_argument, 0, 'd'},     {"kernel", required_argument, 0, 'k'},
         {"problem", required_argument, 0, 'p'}, {"device", required_argument, 0, 'D'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'J'},          {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *path = "ktune.db";
     kt_db_filter f = {0};
+    bool json = false;
     int c;
     optind = 1;
     while ((c = cli_getopt("db", argc, argv, LONG)) != -1) {
@@ -454,6 +479,7 @@ int cli_db(int argc, char **argv)
         case 'k': f.kernel = optarg; break;
         case 'p': f.problem = optarg; break;
         case 'D': f.device = optarg; break;
+        case 'J': json = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
@@ -469,13 +495,21 @@ int cli_db(int argc, char **argv)
         return cli_usage_error("db", "expected 'best', 'list', 'export csv', "
                                "'export t4', 'export t4-metadata' or "
                                "'export kerneltuner'");
+    if (json && strcmp(format, "csv") == 0)
+        return cli_usage_error("db", "--json: 'export csv' writes CSV; 'db list --json' "
+                               "gives the same rows as JSON");
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     uint64_t rows = 0;
+    json_object *list = json && query ? json_object_new_array() : NULL;
     int rc = kt_db_open_mode(path, KT_DB_EXISTING, &db, &diag); /* creates nothing */
     if (rc == KT_OK)
-        rc = run_query(db, what, format, &f, &rows, &diag);
+        rc = run_query(db, what, format, list, &f, &rows, &diag);
     kt_db_close(db);
+    if (rc != KT_OK || (rows == 0 && (f.kernel || f.problem || f.device)))
+        json_object_put(list);
+    else if (list)
+        cli_json_print(list);
     if (rc != KT_OK)
         return cli_error("%s", diag.msg);
     if (rows == 0 && (f.kernel || f.problem || f.device))

@@ -149,21 +149,16 @@ static void report(const kt_model *m, const eval_opts *o, const tally *t)
     json_object_object_add(j, "where", json_object_new_string(info.where));
     json_object_object_add(j, "constrained", json_object_new_boolean(!o->unconstrained));
     json_object_object_add(j, "test_samples", json_object_new_int64((int64_t)t->samples));
-    json_object_object_add(j, "avg_accuracy", json_object_new_double(acc));
+    json_object_object_add(j, "avg_accuracy", cli_json_double(acc));
     for (size_t w = 0; w < o->nwidths; w++) {
         char k[24];
         snprintf(k, sizeof k, "%zu", o->widths[w]);
-        json_object_object_add(perfect, k,
-                               json_object_new_double(pct(t->perfect[w], t->samples)));
+        json_object_object_add(perfect, k, cli_json_double(pct(t->perfect[w], t->samples)));
     }
     json_object_object_add(j, "perfect", perfect);
-    json_object_object_add(j, "valid", t->checked ? json_object_new_double(
-                                                        pct(t->valid, t->checked))
-                                                  : NULL);
-    json_object_object_add(j, "ms_per_query", json_object_new_double(ms));
-    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-                                               JSON_C_TO_STRING_SPACED));
-    json_object_put(j);
+    json_object_object_add(j, "valid", cli_json_double(pct(t->valid, t->checked)));
+    json_object_object_add(j, "ms_per_query", cli_json_double(ms));
+    cli_json_print(j);
 }
 
 int cli_evaluate(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include "store/t4.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,9 +48,53 @@ static const char USAGE[] =
     "  --problem KEY       t4: the problem key, for results that name none\n"
     "  --specs DIR         miopen: the solvers' space-only specs (default\n"
     "                      kernels/miopen, when that folder exists)\n"
+    "  --json              what was read as one JSON object on stdout: format,\n"
+    "                      file, db, rows (read), added (new to the database)\n"
+    "                      and what the format adds (e.g. ok: rows with a time)\n"
     "  --help              this text\n";
 
-static int import_csv(const char *file, const char *path)
+/* What every import reports under --json; the caller adds the format's own
+ * counts. */
+static json_object *stats_json(const char *format, const char *file, const char *db,
+                               uint64_t rows, uint64_t added)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "format", json_object_new_string(format));
+    json_object_object_add(o, "file", json_object_new_string(file));
+    json_object_object_add(o, "db", json_object_new_string(db));
+    json_object_object_add(o, "rows", json_object_new_int64((int64_t)rows));
+    json_object_object_add(o, "added", json_object_new_int64((int64_t)added));
+    return o;
+}
+
+static void add_count(json_object *o, const char *key, uint64_t n)
+{
+    json_object_object_add(o, key, json_object_new_int64((int64_t)n));
+}
+
+static void add_text(json_object *o, const char *key, const char *text)
+{
+    json_object_object_add(o, key, json_object_new_string(text));
+}
+
+/* The import's report: with json the object o, else the line fmt. */
+static int report(json_object *o, bool json, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int report(json_object *o, bool json, const char *fmt, ...)
+{
+    if (json) {
+        cli_json_print(o);
+        return CLI_OK;
+    }
+    json_object_put(o);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    return CLI_OK;
+}
+
+static int import_csv(const char *file, const char *path, bool json)
 {
     kt_diag diag = {{0}};
     kt_db *db = NULL;
@@ -60,12 +105,12 @@ static int import_csv(const char *file, const char *path)
     kt_db_close(db);
     if (rc != KT_OK)
         return cli_error("%s", diag.msg);
-    printf("read %llu rows; %llu new in %s\n", (unsigned long long)st.rows,
-           (unsigned long long)st.added, path);
-    return CLI_OK;
+    return report(stats_json("csv", file, path, st.rows, st.added), json,
+                  "read %llu rows; %llu new in %s\n", (unsigned long long)st.rows,
+                  (unsigned long long)st.added, path);
 }
 
-static int import_kerneltuner(const char *file, const char *path)
+static int import_kerneltuner(const char *file, const char *path, bool json)
 {
     kt_diag diag = {{0}};
     kt_db *db = NULL;
@@ -76,13 +121,19 @@ static int import_kerneltuner(const char *file, const char *path)
     kt_db_close(db);
     if (rc != KT_OK)
         return cli_error("%s", diag.msg);
-    printf("read %llu entries (%llu with a time) of kernel %s on %s, problem '%s'; "
-           "%llu new in %s\n", (unsigned long long)st.rows, (unsigned long long)st.ok,
-           st.kernel, st.device, st.problem, (unsigned long long)st.added, path);
-    return CLI_OK;
+    json_object *o = stats_json("kerneltuner", file, path, st.rows, st.added);
+    add_count(o, "ok", st.ok);
+    add_text(o, "kernel", st.kernel);
+    add_text(o, "device", st.device);
+    add_text(o, "problem", st.problem);
+    return report(o, json, "read %llu entries (%llu with a time) of kernel %s on %s, "
+                  "problem '%s'; %llu new in %s\n", (unsigned long long)st.rows,
+                  (unsigned long long)st.ok, st.kernel, st.device, st.problem,
+                  (unsigned long long)st.added, path);
 }
 
-static int import_t4(const char *file, const char *path, const kt_t4_options *o)
+static int import_t4(const char *file, const char *path, const kt_t4_options *o,
+                     bool json)
 {
     kt_diag diag = {{0}};
     kt_db *db = NULL;
@@ -93,10 +144,11 @@ static int import_t4(const char *file, const char *path, const kt_t4_options *o)
     kt_db_close(db);
     if (rc != KT_OK)
         return cli_error("%s", diag.msg);
-    printf("read %llu results (%llu correct); %llu new in %s\n",
-           (unsigned long long)st.rows, (unsigned long long)st.ok,
-           (unsigned long long)st.added, path);
-    return CLI_OK;
+    json_object *j = stats_json("t4", file, path, st.rows, st.added);
+    add_count(j, "ok", st.ok);
+    return report(j, json, "read %llu results (%llu correct); %llu new in %s\n",
+                  (unsigned long long)st.rows, (unsigned long long)st.ok,
+                  (unsigned long long)st.added, path);
 }
 
 /* The default spec folder, when ktune runs from the repository. */
@@ -107,7 +159,8 @@ static const char *default_specs(void)
                                                                    : NULL;
 }
 
-static int import_miopen(const char *file, const char *path, kt_miopen_options *o)
+static int import_miopen(const char *file, const char *path, kt_miopen_options *o,
+                         bool json)
 {
     kt_diag diag = {{0}};
     kt_db *db = NULL;
@@ -123,11 +176,15 @@ static int import_miopen(const char *file, const char *path, kt_miopen_options *
                 "their solver, not stored: %s%s\n", file,
                 (unsigned long long)st.rejected, st.rejects,
                 st.rejected > 3 ? "; ..." : "");
-    printf("read %llu rows of %llu solvers (%llu with named parameters); %llu new in "
-           "%s as device %s\n", (unsigned long long)st.rows,
-           (unsigned long long)st.solvers, (unsigned long long)st.named,
-           (unsigned long long)st.added, path, st.device);
-    return CLI_OK;
+    json_object *j = stats_json("miopen", file, path, st.rows, st.added);
+    add_count(j, "solvers", st.solvers);
+    add_count(j, "named", st.named);
+    add_count(j, "rejected", st.rejected);
+    add_text(j, "device", st.device);
+    return report(j, json, "read %llu rows of %llu solvers (%llu with named parameters); "
+                  "%llu new in %s as device %s\n", (unsigned long long)st.rows,
+                  (unsigned long long)st.solvers, (unsigned long long)st.named,
+                  (unsigned long long)st.added, path, st.device);
 }
 
 int cli_import(int argc, char **argv)
@@ -137,6 +194,7 @@ int cli_import(int argc, char **argv)
                                          {"specs", required_argument, 0, 's'},
                                          {"kernel", required_argument, 0, 'k'},
                                          {"problem", required_argument, 0, 'p'},
+                                         {"json", no_argument, 0, 'J'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *path = "ktune.db";
@@ -144,6 +202,7 @@ int cli_import(int argc, char **argv)
     kt_t4_options t4 = {0};
     bool miopen_only = false; /* an option only 'miopen' takes was given */
     bool t4_only = false;     /* one only 't4' takes */
+    bool json = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
@@ -153,6 +212,7 @@ int cli_import(int argc, char **argv)
         case 's': o.spec_dir = optarg; miopen_only = true; break;
         case 'k': t4.kernel = optarg; t4_only = true; break;
         case 'p': t4.problem = optarg; t4_only = true; break;
+        case 'J': json = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
@@ -171,10 +231,10 @@ int cli_import(int argc, char **argv)
     if (is_t4 && miopen_only)
         return cli_usage_error("import", "--specs is for 'miopen'");
     if (is_csv)
-        return import_csv(argv[optind + 1], path);
+        return import_csv(argv[optind + 1], path, json);
     if (is_kt)
-        return import_kerneltuner(argv[optind + 1], path);
+        return import_kerneltuner(argv[optind + 1], path, json);
     if (is_t4)
-        return import_t4(argv[optind + 1], path, &t4);
-    return import_miopen(argv[optind + 1], path, &o);
+        return import_t4(argv[optind + 1], path, &t4, json);
+    return import_miopen(argv[optind + 1], path, &o, json);
 }

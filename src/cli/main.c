@@ -197,6 +197,38 @@ json_object *cli_config_json(const char *key)
     return obj;
 }
 
+json_object *cli_json_double(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+void cli_json_print(json_object *doc)
+{
+    puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                 JSON_C_TO_STRING_SPACED |
+                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(doc);
+}
+
+/* ktune --version [--json] */
+static int version(int argc, char **argv)
+{
+    bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
+    if (argc > 2 && !json) {
+        fprintf(stderr, "ktune: error: '%s' is not an option of 'ktune --version'\n"
+                "hint: see 'ktune --help'\n", argv[2]);
+        return CLI_USAGE;
+    }
+    if (!json) {
+        printf("ktune %s\n", kt_version());
+        return CLI_OK;
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "version", json_object_new_string(kt_version()));
+    cli_json_print(o);
+    return CLI_OK;
+}
+
 static void usage(FILE *f)
 {
     fputs("usage: ktune <command> [options]\n\n"
@@ -206,7 +238,7 @@ static void usage(FILE *f)
     for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
         fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fputs("\n'ktune <command> --help' describes a command; 'ktune --version' prints\n"
-          "the version.\n", f);
+          "the version; every command takes --json (and so does --version).\n", f);
 }
 
 int main(int argc, char **argv)
@@ -224,10 +256,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return CLI_OK;
     }
-    if (strcmp(argv[1], "--version") == 0) {
-        printf("ktune %s\n", kt_version());
-        return CLI_OK;
-    }
+    if (strcmp(argv[1], "--version") == 0)
+        return version(argc, argv);
     for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
         if (strcmp(argv[1], COMMANDS[i].name) == 0) {
             /* getopt's own messages, where a command lets it print them,

@@ -13,7 +13,7 @@
 
 static const char USAGE[] =
     "usage: ktune predict --model MODEL --problem F=V,... [--top K]\n"
-    "                     [--spec FILE | --unconstrained]\n\n"
+    "                     [--spec FILE | --unconstrained] [--json]\n\n"
     "Print the K most likely configurations for the problem, best first, with\n"
     "their log-probability; with the kernel's space (default\n"
     "kernels/miopen/KERNEL.json) every one is a valid configuration.\n\n"
@@ -23,15 +23,35 @@ static const char USAGE[] =
     "  --top K             how many (default 10)\n"
     "  --spec FILE         the kernel's space\n"
     "  --unconstrained     plain beam search\n"
+    "  --json              a JSON array on stdout, best first: each prediction's\n"
+    "                      config (an object), key and log_prob\n"
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
-static void print_config(const kt_model_info *info, const uint16_t *tokens, double lp)
+/* One prediction: a line "KEY  LOGP", or with list (--json) an object
+ * added to it. */
+static int print_config(const kt_model_info *info, const uint16_t *tokens, double lp,
+                        json_object *list)
 {
+    kt_buf b = {0};
+    kt_buf_append(&b, "");
     for (size_t p = 0; p < info->nout; p++)
-        printf("%s%s=%s", p ? "," : "", info->out_names[p],
-               info->out_vocab[p].words[tokens[p]]);
-    printf("  %.4f\n", lp);
+        kt_buf_appendf(&b, "%s%s=%s", p ? "," : "", info->out_names[p],
+                       info->out_vocab[p].words[tokens[p]]);
+    char *key = kt_buf_take(&b);
+    if (!key)
+        return cli_error("out of memory");
+    if (list) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "config", cli_config_json(key));
+        json_object_object_add(o, "key", json_object_new_string(key));
+        json_object_object_add(o, "log_prob", cli_json_double(lp));
+        json_object_array_add(list, o);
+    } else {
+        printf("%s  %.4f\n", key, lp);
+    }
+    free(key);
+    return CLI_OK;
 }
 
 /* --problem F=V,...: each F a descriptor field of the model, once. */
@@ -65,11 +85,11 @@ int cli_predict(int argc, char **argv)
     static const struct option LONG[] = {
         {"model", required_argument, 0, 'm'}, {"problem", required_argument, 0, 'p'},
         {"top", required_argument, 0, 't'},   {"spec", required_argument, 0, 's'},
-        {"unconstrained", no_argument, 0, 'u'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"unconstrained", no_argument, 0, 'u'}, {"json", no_argument, 0, 'J'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *model = NULL, *problem = NULL, *spec_arg = NULL;
     uint64_t top = 10;
-    bool unconstrained = false;
+    bool unconstrained = false, json = false;
     int c, rc = CLI_OK;
     optind = 1;
     while (rc == CLI_OK && (c = cli_getopt("predict", argc, argv, LONG)) != -1) {
@@ -79,6 +99,7 @@ int cli_predict(int argc, char **argv)
         case 't': rc = cli_parse_u64("predict", "--top", optarg, &top); break;
         case 's': spec_arg = optarg; break;
         case 'u': unconstrained = true; break;
+        case 'J': json = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
@@ -113,10 +134,14 @@ int cli_predict(int argc, char **argv)
         rc = cli_error("%s", diag.msg);
     else if (kt_predict(m, cons, problem, (size_t)top, out, lp, &found, &diag) != KT_OK)
         rc = cli_error("%s", diag.msg);
+    json_object *list = json ? json_object_new_array() : NULL;
     for (size_t i = 0; rc == CLI_OK && i < found; i++)
-        print_config(&info, out + i * info.nout, lp[i]);
+        rc = print_config(&info, out + i * info.nout, lp[i], list);
     if (rc == CLI_OK && found == 0)
         rc = cli_error("no valid configuration for this problem");
+    if (rc == CLI_OK && list)
+        cli_json_print(json_object_get(list));
+    json_object_put(list);
     free(out);
     free(lp);
     free(spec);

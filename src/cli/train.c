@@ -10,7 +10,7 @@
 static const char USAGE[] =
     "usage: ktune train --db FILE --kernel NAME [--where F=V,...] [--model METHOD]\n"
     "                   [--holdout FRACTION] [--seed N] [--k N] [sequence options]\n"
-    "                   --out MODEL\n\n"
+    "                   --out MODEL [--json]\n\n"
     "Learn to predict a kernel's best tuning parameters from its problem\n"
     "descriptor, on a random split of the stored results; the held-out part's\n"
     "identity is kept in MODEL for `ktune evaluate`.\n\n"
@@ -52,6 +52,7 @@ static const char USAGE[] =
     "                      the tokens chosen before (default: it does)\n"
     "  --quiet             no progress\n"
     "  --out MODEL         the model file to write\n"
+    "  --json              what was trained as one JSON object on stdout\n"
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
@@ -62,6 +63,30 @@ static void progress(void *user, int epoch, double train_loss, double val_loss,
     (void)user;
     fprintf(stderr, "epoch %3d  train loss %.4f  validation loss %.4f  %.1f s\n", epoch,
             train_loss, val_loss, seconds);
+}
+
+/* The line (or with json the object) that says what was trained. */
+static void report(const kt_model *m, const char *out, bool json)
+{
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    if (!json) {
+        printf("%s: %s on %zu samples of %s%s%s (%zu held out), %zu inputs, %zu "
+               "outputs\n", out, info.method, info.ntrain, info.kernel,
+               *info.where ? " where " : "", info.where, info.ntest, info.nin,
+               info.nout);
+        return;
+    }
+    json_object *o = json_object_new_object();
+    const char *keys[] = {"model", "method", "kernel", "where"};
+    const char *text[] = {out, info.method, info.kernel, info.where};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        json_object_object_add(o, keys[i], json_object_new_string(text[i]));
+    const char *nkeys[] = {"train_samples", "test_samples", "inputs", "outputs"};
+    const size_t n[] = {info.ntrain, info.ntest, info.nin, info.nout};
+    for (size_t i = 0; i < sizeof nkeys / sizeof *nkeys; i++)
+        json_object_object_add(o, nkeys[i], json_object_new_int64((int64_t)n[i]));
+    cli_json_print(o);
 }
 
 /* An integer option within [lo, hi]. */
@@ -109,12 +134,13 @@ int cli_train(int argc, char **argv)
         {"patience", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
         {"lr", required_argument, 0, 'L'},      {"dropout", required_argument, 0, 'D'},
         {"seconds", required_argument, 0, 'S'}, {"quiet", no_argument, 0, 'q'},
-        {"paper-decoder", no_argument, 0, 'p'},
+        {"paper-decoder", no_argument, 0, 'p'}, {"json", no_argument, 0, 'J'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *db_path = "ktune.db", *kernel = NULL, *out = NULL;
     kt_train_opts o = {.method = "knn", .holdout = 0.2, .seed = 1, .k = 5,
                        .progress = progress};
     int c, rc = CLI_OK;
+    bool json = false;
     optind = 1;
     while (rc == CLI_OK && (c = cli_getopt("train", argc, argv, LONG)) != -1) {
         switch (c) {
@@ -142,6 +168,7 @@ int cli_train(int argc, char **argv)
         case 'p': o.paper_decoder = true; break;
         case 'o': out = optarg; break;
         case 'g': o.group_ignore = optarg; break;
+        case 'J': json = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
@@ -164,12 +191,7 @@ int cli_train(int argc, char **argv)
         (rc = check_fields(d, o.group_ignore)) == CLI_OK &&
         kt_model_train(d, &o, &m, &diag) == KT_OK &&
         kt_model_save(m, out, &diag) == KT_OK) {
-        kt_model_info info;
-        kt_model_describe(m, &info);
-        printf("%s: %s on %zu samples of %s%s%s (%zu held out), %zu inputs, %zu "
-               "outputs\n", out, info.method, info.ntrain, kernel,
-               o.where ? " where " : "", o.where ? o.where : "", info.ntest, info.nin,
-               info.nout);
+        report(m, out, json);
     } else if (rc == CLI_OK) {
         rc = cli_error("%s", diag.msg);
     }
