@@ -9,6 +9,7 @@
  */
 #include "backend/backend.h"
 #include "backend/cuda_api.h"
+#include "backend/launch.h"
 #include "backend/nvrtc.h"
 #include "core/util.h"
 
@@ -257,45 +258,34 @@ static int cuda_buffer_read(void *vctx, void *host, const void *buf, size_t byte
 typedef struct cuda_kernel {
     CUmodule module;
     CUfunction fn;
-    unsigned grid[3], block[3], shared;
+    kt_launch launch;
 } cuda_kernel;
 
-static double eval_or(const kt_expr *e, const double *slots, double fallback, bool *ok)
+/* The launch from the spec, checked against the device and this kernel's
+ * registers and static shared memory; KT_ERANGE when it does not fit. */
+static int fit_launch(cuda_ctx *c, cuda_kernel *k, const double *slots, bool reference,
+                      kt_diag *diag)
 {
-    double v = fallback;
-    if (e && kt_expr_eval(e, slots, &v) != KT_OK)
-        *ok = false;
-    return v;
-}
-
-/* Grid, block and shared memory from the spec's expressions; KT_ERANGE
- * when they exceed the device. */
-static int geometry(cuda_ctx *c, cuda_kernel *k, const double *slots, bool reference,
-                    kt_diag *diag)
-{
-    const kt_spec *s = c->spec;
-    bool own = reference && s->ref_global[0];
-    bool ok = true;
-    unsigned threads = 1;
-    for (int i = 0; i < 3; i++) {
-        double b = eval_or(own ? s->ref_local[i] : s->local[i], slots, 1, &ok);
-        double g = eval_or(own ? s->ref_global[i] : s->global[i], slots, 1, &ok);
-        if (!ok || !(b >= 1 && b <= 1024 && g >= 1 && g <= 2147483647.0))
-            return kt_fail(diag, KT_ERANGE, "launch size out of range (axis %d: block "
-                           "%.0f, global %.0f)", i, b, g);
-        k->block[i] = (unsigned)b;
-        k->grid[i] = (unsigned)(s->grid_in_threads ? ceil(g / b) : g);
-        threads *= k->block[i];
-    }
-    double shared = eval_or(s->shared, slots, 0, &ok);
-    k->shared = ok && shared >= 0 ? (unsigned)shared : 0;
-    if ((int)threads > c->dev.max_threads)
-        return kt_fail(diag, KT_ERANGE, "%u threads per block, the device allows %d",
-                       threads, c->dev.max_threads);
-    if ((int)k->shared > c->dev.max_shared_optin)
-        return kt_fail(diag, KT_ERANGE, "%u bytes of shared memory, the device allows %d",
-                       k->shared, c->dev.max_shared_optin);
-    return KT_OK;
+    kt_launch_limits lim = {.max_threads = c->dev.max_threads,
+                            .max_shared_optin = c->dev.max_shared_optin};
+    kt_launch *l = &k->launch;
+    int rc = kt_launch_geometry(c->spec, slots, reference, &lim, l, diag);
+    if (rc != KT_OK)
+        return rc;
+    unsigned threads = l->block[0] * l->block[1] * l->block[2];
+    int regs = 0, fixed = 0;
+    if (c->cu.cuFuncGetAttribute(&regs, KT_CU_FUNC_NUM_REGS, k->fn) == 0 &&
+        regs * (int)threads > 65536)
+        return kt_fail(diag, KT_ERANGE, "%d registers per thread: too many for %u threads",
+                       regs, threads);
+    c->cu.cuFuncGetAttribute(&fixed, KT_CU_FUNC_SHARED_SIZE, k->fn);
+    bool raise = false;
+    rc = kt_launch_shared((unsigned)fixed, l->shared, c->dev.max_shared_optin, &raise, diag);
+    CUresult r = 0;
+    if (rc == KT_OK && raise &&
+        (r = c->cu.cuFuncSetAttribute(k->fn, KT_CU_FUNC_MAX_DYNAMIC_SHARED, (int)l->shared)))
+        rc = cu_fail(c, r, "raising the shared memory limit", diag);
+    return rc;
 }
 
 static void cuda_unload(void *vctx, void *kernel)
@@ -309,31 +299,30 @@ static void cuda_unload(void *vctx, void *kernel)
     free(k);
 }
 
+/* Load a compiled kernel (nvrtc.h's file: the CUBIN and the symbol it was
+ * compiled under, which is the reference kernel's or, where the spec has
+ * none and the default configuration is the reference, the kernel's own). */
 static int cuda_load(void *vctx, const char *artifact, const double *slots,
                      bool reference, void **out, kt_diag *diag)
 {
     cuda_ctx *c = vctx;
-    char *image = NULL;
+    char *file = NULL;
+    size_t len = 0, cubin_len = 0;
+    const char *name = NULL;
+    const void *cubin = NULL;
     cuda_kernel *k = calloc(1, sizeof *k);
     int rc = k ? ensure_ready(c, diag) : kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK)
-        rc = kt_read_file(artifact, &image, NULL, diag);
+        rc = kt_read_file(artifact, &file, &len, diag);
+    if (rc == KT_OK)
+        rc = kt_cubin_parse(file, len, &name, &cubin, &cubin_len, diag);
     CUresult r = 0;
-    const char *name = reference ? c->spec->ref_name : c->spec->kernel_name;
-    if (rc == KT_OK && ((r = c->cu.cuModuleLoadData(&k->module, image)) ||
+    if (rc == KT_OK && ((r = c->cu.cuModuleLoadData(&k->module, cubin)) ||
                         (r = c->cu.cuModuleGetFunction(&k->fn, k->module, name))))
         rc = cu_fail(c, r, "loading the kernel", diag);
     if (rc == KT_OK)
-        rc = geometry(c, k, slots, reference, diag);
-    int regs = 0;
-    if (rc == KT_OK && c->cu.cuFuncGetAttribute(&regs, KT_CU_FUNC_NUM_REGS, k->fn) == 0 &&
-        regs * (int)(k->block[0] * k->block[1] * k->block[2]) > 65536)
-        rc = kt_fail(diag, KT_ERANGE, "%d registers per thread: too many for %u threads",
-                     regs, k->block[0] * k->block[1] * k->block[2]);
-    if (rc == KT_OK && k->shared > 48 * 1024 &&
-        (r = c->cu.cuFuncSetAttribute(k->fn, KT_CU_FUNC_MAX_DYNAMIC_SHARED, (int)k->shared)))
-        rc = cu_fail(c, r, "raising the shared memory limit", diag);
-    free(image);
+        rc = fit_launch(c, k, slots, reference, diag);
+    free(file);
     if (rc != KT_OK) {
         cuda_unload(c, k);
         return rc;
@@ -346,14 +335,15 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
                     double *times_ms, kt_diag *diag)
 {
     cuda_ctx *c = vctx;
-    cuda_kernel *k = kernel;
+    const cuda_kernel *k = kernel;
+    const kt_launch *l = &k->launch;
     for (int rep = 0; rep < reps; rep++) {
         CUresult r = c->cu.cuMemsetD8(c->flush, (unsigned char)rep, c->flush_bytes);
         if (!r)
             r = c->cu.cuEventRecord(c->start, NULL);
         for (int i = 0; !r && i < inner; i++)
-            r = c->cu.cuLaunchKernel(k->fn, k->grid[0], k->grid[1], k->grid[2],
-                                     k->block[0], k->block[1], k->block[2], k->shared,
+            r = c->cu.cuLaunchKernel(k->fn, l->grid[0], l->grid[1], l->grid[2],
+                                     l->block[0], l->block[1], l->block[2], l->shared,
                                      NULL, args, NULL);
         float ms = 0;
         if (!r && !(r = c->cu.cuEventRecord(c->stop, NULL)) &&

@@ -48,6 +48,7 @@ static const symbol NVRTC_SYMBOLS[] = {
     NV(nvrtcVersion),         NV(nvrtcCreateProgram),  NV(nvrtcCompileProgram),
     NV(nvrtcGetProgramLogSize), NV(nvrtcGetProgramLog), NV(nvrtcGetCUBINSize),
     NV(nvrtcGetCUBIN),        NV(nvrtcDestroyProgram), NV(nvrtcGetErrorString),
+    NV(nvrtcAddNameExpression), NV(nvrtcGetLoweredName),
 };
 
 #define NVML(field, name) {name, offsetof(kt_nvml_api, field)}

@@ -28,6 +28,7 @@ enum {
     KT_CU_MAX_SHARED_PER_BLOCK_OPTIN = 97,
     KT_CU_FUNC_MAX_DYNAMIC_SHARED = 8, /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
     KT_CU_FUNC_NUM_REGS = 4,
+    KT_CU_FUNC_SHARED_SIZE = 1,        /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (static) */
 };
 
 typedef struct kt_cuda_api {
@@ -73,6 +74,10 @@ typedef struct kt_nvrtc_api {
     nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
     nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
     const char *(*nvrtcGetErrorString)(nvrtcResult);
+    /* A C++ kernel's symbol is mangled: the name is added as an expression
+     * before compiling and its lowered name read after. */
+    nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram, const char *);
+    nvrtcResult (*nvrtcGetLoweredName)(nvrtcProgram, const char *, const char **);
 } kt_nvrtc_api;
 
 typedef void *nvmlDevice_t;

@@ -88,9 +88,82 @@ static bool write_file(const char *path, const void *data, size_t len)
     return ok;
 }
 
-/* NVRTC source to CUBIN; b->status says whether it compiled. */
-static void nvrtc_build(const kt_nvrtc *nv, const char *src, const char *path, char **opts,
-                        size_t nopts, kt_build *b)
+/* ------------------------------------------------- the compiled kernel */
+
+/* Little-endian u32 at p, bytes apart, so a cache read on another machine
+ * means the same. */
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+char *kt_cubin_pack(const char *name, const void *cubin, size_t cubin_len, size_t *len)
+{
+    size_t nlen = strlen(name);
+    size_t off = (KT_CUBIN_HEADER + nlen + 1 + 15) & ~(size_t)15;
+    if (nlen > UINT32_MAX || off > UINT32_MAX || cubin_len > SIZE_MAX - off)
+        return NULL;
+    unsigned char *p = calloc(1, off + cubin_len);
+    if (!p)
+        return NULL;
+    memcpy(p, KT_CUBIN_MAGIC, 8);
+    put_u32(p + 8, (uint32_t)nlen);
+    put_u32(p + 12, (uint32_t)off);
+    memcpy(p + KT_CUBIN_HEADER, name, nlen); /* its NUL and the padding: calloc */
+    memcpy(p + off, cubin, cubin_len);
+    *len = off + cubin_len;
+    return (char *)p;
+}
+
+int kt_cubin_parse(const char *data, size_t len, const char **name, const void **cubin,
+                   size_t *cubin_len, kt_diag *diag)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    if (len < KT_CUBIN_HEADER || memcmp(p, KT_CUBIN_MAGIC, 8) != 0)
+        return kt_fail(diag, KT_EFORMAT, "not a compiled kernel of this ktune (no %.8s "
+                       "header): remove the cache folder and tune again", KT_CUBIN_MAGIC);
+    uint64_t nlen = get_u32(p + 8), off = get_u32(p + 12);
+    if (off < KT_CUBIN_HEADER + nlen + 1 || off > len || p[KT_CUBIN_HEADER + nlen] != 0 ||
+        memchr(p + KT_CUBIN_HEADER, 0, nlen))
+        return kt_fail(diag, KT_EFORMAT, "a compiled kernel with a damaged header: remove "
+                       "the cache folder and tune again");
+    *name = data + KT_CUBIN_HEADER;
+    *cubin = data + off;
+    *cubin_len = len - off;
+    return KT_OK;
+}
+
+/* The CUBIN and the kernel's lowered (mangled, for a C++ name) symbol, in
+ * one file: cuModuleGetFunction needs the symbol, and the worker has no
+ * NVRTC to ask. */
+static bool store_kernel(const kt_nvrtc *nv, nvrtcProgram prog, const char *name,
+                         const char *path)
+{
+    size_t len = 0, packed_len = 0;
+    const char *lowered = NULL;
+    char *cubin = NULL, *packed = NULL;
+    bool ok = nv->api->nvrtcGetLoweredName(prog, name, &lowered) == 0 && lowered &&
+              nv->api->nvrtcGetCUBINSize(prog, &len) == 0 && (cubin = malloc(len)) &&
+              nv->api->nvrtcGetCUBIN(prog, cubin) == 0 &&
+              (packed = kt_cubin_pack(lowered, cubin, len, &packed_len)) &&
+              write_file(path, packed, packed_len);
+    free(packed);
+    free(cubin);
+    return ok;
+}
+
+/* NVRTC source to CUBIN; b->status says whether it compiled.  The kernel's
+ * name is added as a name expression, as Kernel Tuner does, so a C++
+ * kernel (no extern "C", or a template instance "k<float>") is found. */
+static void nvrtc_build(const kt_nvrtc *nv, const char *src, const char *name,
+                        const char *path, char **opts, size_t nopts, kt_build *b)
 {
     nvrtcProgram prog = NULL;
     double t0 = kt_now();
@@ -99,18 +172,16 @@ static void nvrtc_build(const kt_nvrtc *nv, const char *src, const char *path, c
         snprintf(b->detail, sizeof b->detail, "NVRTC could not create a program");
         return;
     }
-    size_t len = 0;
-    char *cubin = NULL;
-    if (nv->api->nvrtcCompileProgram(prog, (int)nopts, (const char *const *)opts) != 0)
+    if (nv->api->nvrtcAddNameExpression(prog, name) != 0)
+        snprintf(b->detail, sizeof b->detail, "NVRTC refused the kernel name '%s'", name);
+    else if (nv->api->nvrtcCompileProgram(prog, (int)nopts, (const char *const *)opts) != 0)
         compile_log(nv, prog, b->detail, sizeof b->detail);
-    else if (nv->api->nvrtcGetCUBINSize(prog, &len) != 0 || !(cubin = malloc(len)) ||
-             nv->api->nvrtcGetCUBIN(prog, cubin) != 0 || !write_file(path, cubin, len))
-        snprintf(b->detail, sizeof b->detail, "cannot store the compiled kernel in '%s'",
-                 path);
+    else if (!store_kernel(nv, prog, name, path))
+        snprintf(b->detail, sizeof b->detail, "cannot store the compiled kernel '%s' in "
+                 "'%s'", name, path);
     else
         b->status = KT_STATUS_OK;
     b->compile_ms = (kt_now() - t0) * 1e3;
-    free(cubin);
     nv->api->nvrtcDestroyProgram(&prog);
 }
 
@@ -118,6 +189,7 @@ static void compile_one(const kt_nvrtc *nv, const uint16_t *cfg, kt_build *b)
 {
     const kt_spec *s = nv->spec;
     const char *src = cfg ? s->kernel_source : s->ref_source;
+    const char *name = cfg ? s->kernel_name : s->ref_name;
     size_t nopts = 0;
     char **opts = nvrtc_options(nv, cfg, &nopts);
     *b = (kt_build){.status = KT_STATUS_COMPILE_ERROR};
@@ -127,16 +199,18 @@ static void compile_one(const kt_nvrtc *nv, const uint16_t *cfg, kt_build *b)
     }
     int major = 0, minor = 0;
     nv->api->nvrtcVersion(&major, &minor);
-    uint64_t h = kt_hash(KT_HASH_INIT, &major, sizeof major);
+    uint64_t h = kt_hash_str(KT_HASH_INIT, KT_CUBIN_MAGIC); /* not an older plain CUBIN */
+    h = kt_hash(h, &major, sizeof major);
     h = kt_hash(h, &minor, sizeof minor);
+    h = kt_hash_str(h, name);
     h = kt_hash_str(h, src);
     for (size_t i = 0; i < nopts; i++)
         h = kt_hash_str(h, opts[i]);
-    char *path = kt_asprintf("%s/%016llx.cubin", nv->cache_dir, (unsigned long long)h);
+    char *path = kt_asprintf("%s/%016llx.ktcubin", nv->cache_dir, (unsigned long long)h);
     if (path && access(path, R_OK) == 0)
         b->status = KT_STATUS_OK; /* cached */
     else if (path)
-        nvrtc_build(nv, src, path, opts, nopts, b);
+        nvrtc_build(nv, src, name, path, opts, nopts, b);
     if (b->status == KT_STATUS_OK)
         b->artifact = path;
     else

@@ -34,4 +34,18 @@ int kt_nvrtc_next(kt_nvrtc_job *job, size_t *index, kt_build *build, kt_diag *di
  * builds not returned. */
 void kt_nvrtc_end(kt_nvrtc_job *job);
 
+/* A compiled kernel as ktune stores it (the artifact of a CUDA build):
+ * "KTCUBIN1", the symbol's length and the CUBIN's offset (u32,
+ * little-endian), the symbol NUL-terminated, then the CUBIN at a 16-byte
+ * aligned offset.  The symbol is NVRTC's lowered name of the kernel, which
+ * cuModuleGetFunction needs (mangled for a C++ kernel). */
+#define KT_CUBIN_MAGIC "KTCUBIN1"
+#define KT_CUBIN_HEADER 16
+/* The file's bytes (malloc'd; *len its size), NULL on allocation failure. */
+char *kt_cubin_pack(const char *name, const void *cubin, size_t cubin_len, size_t *len);
+/* Point *name and *cubin into data; KT_EFORMAT for bytes that are not such
+ * a file (a stale cache entry, a truncated file). */
+int kt_cubin_parse(const char *data, size_t len, const char **name, const void **cubin,
+                   size_t *cubin_len, kt_diag *diag);
+
 #endif /* KT_NVRTC_H */

@@ -1,0 +1,55 @@
+#!/bin/sh
+# thirdparty.sh - on the GPU machine, in one call (about 5 minutes): every
+# third-party CUDA spec shipped under kernels/bat and kernels/ktt tuned by a
+# capped random search, each configuration classified (ok, invalid,
+# compile_error, runtime_error, timeout, wrong_result against the default
+# configuration's outputs, since none of these specs has a reference
+# kernel), then one table: configurations measured, the count of each
+# status, the best time against the default configuration's.
+#
+#   make bundle                          (here; carry build/bundle)
+#   bench/gpu/thirdparty.sh OUT [KTUNE]  (there; KTUNE default build/bundle/ktune)
+# Environment: TIME (seconds per spec, default 40), BUDGET (configurations
+# per spec, default 200), SEED (default 1).
+set -u
+OUT=${1:-${OUT:-/tmp/ktune-thirdparty}}
+KT=${2:-build/bundle/ktune}
+TIME=${TIME:-40} BUDGET=${BUDGET:-200} SEED=${SEED:-1}
+export KTUNE_WORKER=${KTUNE_WORKER:-$(dirname "$KT")/ktune-worker}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+echo "ktune $($KT --version 2>/dev/null | head -n 1), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "each: ktune tune SPEC --strategy random --budget $BUDGET --time $TIME --seed $SEED --energy-window 0"
+fails=0
+table=""
+for spec in kernels/bat/GEMM/GEMM-CAFF.json kernels/bat/pnpoly/pnpoly-CAFF.json \
+            kernels/bat/TRIAD/TRIAD-CAFF.json kernels/bat/nbody/nbody-CAFF.json \
+            kernels/bat/MD5Hash/MD5Hash-CAFF.json \
+            kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json; do
+    name=$(basename "$(dirname "$spec")")
+    echo "== $name ($spec)"
+    $KT tune "$spec" --strategy random --budget "$BUDGET" --time "$TIME" --seed "$SEED" \
+        --energy-window 0 --db "$OUT/$name.db" --cache "$OUT/cache" \
+        > "$OUT/$name.txt" 2> "$OUT/$name.err"
+    rc=$?
+    cat "$OUT/$name.txt"
+    grep -v 'warning: unknown key\|Search\.' "$OUT/$name.err" | tail -n 5
+    $KT db list --db "$OUT/$name.db" > "$OUT/$name-list.txt" 2>&1
+    # every status but ok with its first detail, so each failure is explained
+    awk -F '  ' '$4 != "ok" && !seen[$4]++ { print "  " $4 ": " $3 ": " substr($6, 1, 150) }' \
+        "$OUT/$name-list.txt"
+    counts=$(awk -F '  ' '{ n[$4]++ } END { for (s in n) printf "%s %d, ", s, n[s] }' \
+        "$OUT/$name-list.txt" | sed 's/, $//')
+    rows=$(wc -l < "$OUT/$name-list.txt")
+    best=$(awk '/^best/ { getline; sub(/,$/, "", $2); print $1, $2 }' "$OUT/$name.txt")
+    def=$(awk '/^default/ { getline; sub(/,$/, "", $2); print $1, $2 }' "$OUT/$name.txt")
+    speed=$(awk '/^speed-up/ { print $2 }' "$OUT/$name.txt")
+    [ "$rc" -eq 0 ] && [ "$rows" -gt 0 ] || fails=$((fails + 1))
+    table="$table
+| $name | $rc | $rows | $counts | ${best:-none} | ${def:-none} | ${speed:-} |"
+done
+echo
+echo "| spec | exit | measured | statuses | best | default | speed-up |"
+echo "| --- | --- | --- | --- | --- | --- | --- |$table"
+echo "failed specs: $fails"
+exit $fails

@@ -1,0 +1,63 @@
+/* launch.c - grid, block and shared memory of a GPU launch (launch.h). */
+#include "backend/launch.h"
+#include "core/util.h"
+
+#include <math.h>
+
+/* CUDA's own limits, whatever the device: threads per block axis, blocks
+ * per grid axis. */
+static const double MAX_BLOCK[3] = {1024, 1024, 64};
+static const double MAX_GRID[3] = {2147483647.0, 65535, 65535};
+#define DEFAULT_SHARED (48u * 1024) /* without cuFuncSetAttribute */
+
+/* The expression's value, or fallback where the spec gives none. */
+static double eval_or(const kt_expr *e, const double *slots, double fallback, bool *ok)
+{
+    double v = fallback;
+    if (e && kt_expr_eval(e, slots, &v) != KT_OK)
+        *ok = false;
+    return v;
+}
+
+int kt_launch_geometry(const kt_spec *s, const double *slots, bool reference,
+                       const kt_launch_limits *lim, kt_launch *k, kt_diag *diag)
+{
+    bool own = reference && s->ref_global[0];
+    bool ok = true;
+    double threads = 1;
+    for (int i = 0; i < 3; i++) {
+        double b = floor(eval_or(own ? s->ref_local[i] : s->local[i], slots, 1, &ok));
+        double g = floor(eval_or(own ? s->ref_global[i] : s->global[i], slots, 1, &ok));
+        double blocks = s->grid_in_threads ? ceil(g / b) : g;
+        if (!ok || !(b >= 1 && b <= MAX_BLOCK[i] && g >= 1 && blocks <= MAX_GRID[i]))
+            return kt_fail(diag, KT_ERANGE, "launch size out of range (axis %d: block "
+                           "%.0f, global %.0f)", i, b, g);
+        k->block[i] = (unsigned)b;
+        k->grid[i] = (unsigned)blocks;
+        threads *= b;
+    }
+    double shared = eval_or(s->shared, slots, 0, &ok);
+    if (!ok || !(shared >= 0 && shared <= 4294967295.0))
+        return kt_fail(diag, KT_ERANGE, "shared memory size out of range (%.0f bytes)",
+                       shared);
+    k->shared = (unsigned)shared;
+    if (threads > lim->max_threads)
+        return kt_fail(diag, KT_ERANGE, "%.0f threads per block, the device allows %d",
+                       threads, lim->max_threads);
+    if ((double)k->shared > lim->max_shared_optin)
+        return kt_fail(diag, KT_ERANGE, "%u bytes of shared memory, the device allows %d",
+                       k->shared, lim->max_shared_optin);
+    return KT_OK;
+}
+
+int kt_launch_shared(unsigned static_bytes, unsigned dynamic_bytes, int max_shared_optin,
+                     bool *raise, kt_diag *diag)
+{
+    double total = (double)static_bytes + dynamic_bytes;
+    *raise = dynamic_bytes > 0 && total > DEFAULT_SHARED;
+    if (total > DEFAULT_SHARED && total > max_shared_optin)
+        return kt_fail(diag, KT_ERANGE, "%u bytes of static and %u of dynamic shared "
+                       "memory, the device allows %d", static_bytes, dynamic_bytes,
+                       max_shared_optin);
+    return KT_OK;
+}

@@ -1,0 +1,38 @@
+/* launch.h - the launch of a GPU kernel from its spec: grid, block and
+ * dynamic shared memory evaluated for one configuration and checked
+ * against the hardware's and the device's limits.  Pure computations (no
+ * driver call), so the CPU machine tests them. */
+#ifndef KT_LAUNCH_H
+#define KT_LAUNCH_H
+
+#include "core/spec.h"
+
+/* What the device allows (cuDeviceGetAttribute). */
+typedef struct kt_launch_limits {
+    int max_threads;         /* threads per block */
+    int max_shared_optin;    /* shared memory per block, bytes, with the opt-in */
+} kt_launch_limits;
+
+typedef struct kt_launch {
+    unsigned grid[3];        /* blocks per axis */
+    unsigned block[3];       /* threads per axis */
+    unsigned shared;         /* dynamic shared memory, bytes */
+} kt_launch;
+
+/* The spec's LocalSize, GlobalSize (blocks, or threads with GlobalSizeType
+ * "OpenCL": rounded up to whole blocks) and SharedMemory for the slot
+ * values of a configuration (kt_spec_slots); the reference kernel's own
+ * sizes when reference and the spec gives them.  KT_ERANGE, with the axis
+ * and sizes in diag, when the launch exceeds CUDA's or the device's
+ * limits: the configuration is invalid, not broken. */
+int kt_launch_geometry(const kt_spec *spec, const double *slots, bool reference,
+                       const kt_launch_limits *lim, kt_launch *out, kt_diag *diag);
+
+/* A block gets static + dynamic shared memory up to 48 KiB by default and
+ * up to the opt-in limit once the kernel's dynamic limit is raised: *raise
+ * says whether it must be (cuFuncSetAttribute); KT_ERANGE when even the
+ * opt-in limit is too small. */
+int kt_launch_shared(unsigned static_bytes, unsigned dynamic_bytes, int max_shared_optin,
+                     bool *raise, kt_diag *diag);
+
+#endif /* KT_LAUNCH_H */

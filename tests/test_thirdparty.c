@@ -1,0 +1,384 @@
+/* test_thirdparty.c - the third-party CUDA specs shipped under kernels/bat
+ * and kernels/ktt, and what running them needs from the CUDA backend:
+ *   - each spec parses and counts its space as a Python brute force does;
+ *   - the kernel's name goes to NVRTC as a name expression and the compiled
+ *     file carries the lowered symbol (mangled for a C++ kernel such as
+ *     BAT's cn_pnpoly), with a mocked NVRTC and, where NVRTC is installed,
+ *     the real one;
+ *   - the reference of a spec without ReferenceKernel is the default
+ *     configuration under the kernel's own name (it used to be loaded under
+ *     the NULL reference name: "CUDA error 1 (invalid argument)");
+ *   - launch geometry and shared memory are computed as CUDA wants them. */
+#include "backend/backend.h"
+#include "backend/cuda_api.h"
+#include "backend/launch.h"
+#include "backend/nvrtc.h"
+#include "core/expr.h"
+#include "core/space.h"
+#include "core/util.h"
+#include "test.h"
+
+/* One shipped spec, its space size (Python: len of the product filtered by
+ * the Conditions) and the symbol its kernel compiles to. */
+typedef struct shipped {
+    const char *path;
+    uint64_t count;
+    const char *symbol_prefix;
+} shipped;
+
+static const shipped SHIPPED[] = {
+    {"kernels/bat/GEMM/GEMM-CAFF.json", 10312, "gemm_fast"},
+    {"kernels/bat/pnpoly/pnpoly-CAFF.json", 4092, "_Z9cn_pnpoly"},
+    {"kernels/bat/TRIAD/TRIAD-CAFF.json", 4320, "triad"},
+    {"kernels/bat/nbody/nbody-CAFF.json", 1568, "nbody_kernel"},
+    {"kernels/bat/MD5Hash/MD5Hash-CAFF.json", 165888, "FindKeyWithDigest_Kernel"},
+    {"kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json", 210, "directCoulombSum"},
+};
+
+static kt_spec *load(const char *path)
+{
+    kt_spec *spec = NULL;
+    kt_diag d = {{0}};
+    int rc = kt_spec_load(kt_test_path(path), NULL, NULL, &spec, &d);
+    if (rc != KT_OK)
+        fprintf(stderr, "%s: %s\n", path, d.msg);
+    CHECK(rc == KT_OK);
+    return spec;
+}
+
+static kt_space *space_of(const kt_spec *spec, kt_problem *prob)
+{
+    kt_space *space;
+    kt_diag d = {{0}};
+    CHECK(kt_problem_parse(spec, NULL, prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, prob, &space, &d) == KT_OK);
+    CHECK(kt_space_build(space, 1 << 20, &d) == KT_OK);
+    return space;
+}
+
+static void test_shipped_specs_count_as_python(void)
+{
+    for (size_t i = 0; i < KT_ARRAY_LEN(SHIPPED); i++) {
+        kt_spec *spec = load(SHIPPED[i].path);
+        CHECK(spec->language == KT_LANG_CUDA);
+        kt_problem prob;
+        kt_space *space = space_of(spec, &prob);
+        uint64_t n = kt_space_size(space);
+        if (n != SHIPPED[i].count)
+            fprintf(stderr, "%s: %llu configurations\n", SHIPPED[i].path,
+                    (unsigned long long)n);
+        CHECK(n == SHIPPED[i].count);
+        kt_space_free(space);
+        kt_problem_clear(&prob);
+        kt_spec_free(spec);
+    }
+}
+
+/* ------------------------------------------------------- a mocked NVRTC */
+
+/* What the mock saw: one program at a time (the pool has one thread). */
+static char mock_expression[128];
+static const char MOCK_CUBIN[] = "\177ELF mock cubin";
+
+static nvrtcResult mock_version(int *major, int *minor)
+{
+    *major = 99;
+    *minor = 0;
+    return 0;
+}
+static nvrtcResult mock_create(nvrtcProgram *p, const char *src, const char *name, int n,
+                               const char *const *h, const char *const *i)
+{
+    (void)src, (void)name, (void)n, (void)h, (void)i;
+    *p = (nvrtcProgram)mock_expression;
+    return 0;
+}
+static nvrtcResult mock_compile(nvrtcProgram p, int n, const char *const *o)
+{
+    (void)p, (void)n, (void)o;
+    return 0;
+}
+static nvrtcResult mock_log_size(nvrtcProgram p, size_t *n)
+{
+    (void)p;
+    *n = 0;
+    return 0;
+}
+static nvrtcResult mock_log(nvrtcProgram p, char *log)
+{
+    (void)p;
+    log[0] = '\0';
+    return 0;
+}
+static nvrtcResult mock_cubin_size(nvrtcProgram p, size_t *n)
+{
+    (void)p;
+    *n = sizeof MOCK_CUBIN;
+    return 0;
+}
+static nvrtcResult mock_cubin(nvrtcProgram p, char *out)
+{
+    (void)p;
+    memcpy(out, MOCK_CUBIN, sizeof MOCK_CUBIN);
+    return 0;
+}
+static nvrtcResult mock_destroy(nvrtcProgram *p)
+{
+    *p = NULL;
+    return 0;
+}
+static const char *mock_error(nvrtcResult r)
+{
+    (void)r;
+    return "mock";
+}
+static nvrtcResult mock_add_name(nvrtcProgram p, const char *expr)
+{
+    (void)p;
+    kt_strlcpy(mock_expression, sizeof mock_expression, expr);
+    return 0;
+}
+/* As NVRTC lowers a C++ function: _Z, the name's length, the name, a
+ * made-up parameter list. */
+static nvrtcResult mock_lowered(nvrtcProgram p, const char *expr, const char **lowered)
+{
+    static char buf[160];
+    (void)p;
+    if (strcmp(expr, mock_expression) != 0)
+        return 1; /* NVRTC_ERROR_OUT_OF_MEMORY... anything but success */
+    snprintf(buf, sizeof buf, "_Z%zu%sPiP6float2i", strlen(expr), expr);
+    *lowered = buf;
+    return 0;
+}
+
+static const kt_nvrtc_api MOCK = {
+    .nvrtcVersion = mock_version,           .nvrtcCreateProgram = mock_create,
+    .nvrtcCompileProgram = mock_compile,    .nvrtcGetProgramLogSize = mock_log_size,
+    .nvrtcGetProgramLog = mock_log,         .nvrtcGetCUBINSize = mock_cubin_size,
+    .nvrtcGetCUBIN = mock_cubin,            .nvrtcDestroyProgram = mock_destroy,
+    .nvrtcGetErrorString = mock_error,      .nvrtcAddNameExpression = mock_add_name,
+    .nvrtcGetLoweredName = mock_lowered,
+};
+
+/* Compile one configuration (NULL: the reference kernel) with api and read
+ * back the symbol the compiled file names. */
+static void compiled_symbol(const kt_spec *spec, const kt_nvrtc_api *api,
+                            const uint16_t *cfg, char *symbol, size_t n)
+{
+    kt_nvrtc nv = {.spec = spec, .api = api, .arch = "sm_90",
+                   .cache_dir = kt_test_tmp(""), .jobs = 1};
+    kt_nvrtc_job *job;
+    kt_diag d = {{0}};
+    size_t index;
+    kt_build b;
+    CHECK(kt_nvrtc_start(&nv, &cfg, 1, &job, &d) == KT_OK);
+    CHECK(kt_nvrtc_next(job, &index, &b, &d) == KT_OK);
+    if (b.status != KT_STATUS_OK)
+        fprintf(stderr, "%s\n", b.detail);
+    CHECK(b.status == KT_STATUS_OK && index == 0);
+    char *file;
+    size_t len, cubin_len;
+    const char *name;
+    const void *cubin;
+    CHECK(kt_read_file(b.artifact, &file, &len, &d) == KT_OK);
+    CHECK(kt_cubin_parse(file, len, &name, &cubin, &cubin_len, &d) == KT_OK);
+    CHECK(((uintptr_t)cubin & 15) == 0);
+    if (api == &MOCK)
+        CHECK(cubin_len == sizeof MOCK_CUBIN && memcmp(cubin, MOCK_CUBIN, cubin_len) == 0);
+    kt_strlcpy(symbol, n, name);
+    free(file);
+    free(b.artifact);
+    kt_nvrtc_end(job);
+}
+
+/* BAT's pnpoly kernel has no extern "C": cuModuleGetFunction("cn_pnpoly")
+ * finds nothing, the lowered name is what the driver knows. */
+static void test_cpp_kernel_is_found_by_its_lowered_name(void)
+{
+    kt_spec *spec = load("kernels/bat/pnpoly/pnpoly-CAFF.json");
+    kt_problem prob;
+    kt_space *space = space_of(spec, &prob);
+    uint16_t *def = calloc(spec->nparams, sizeof *def);
+    kt_space_default(space, def);
+    char symbol[160];
+    compiled_symbol(spec, &MOCK, def, symbol, sizeof symbol);
+    CHECK_STR(mock_expression, "cn_pnpoly");
+    CHECK_STR(symbol, "_Z9cn_pnpolyPiP6float2i");
+    free(def);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+}
+
+/* The tuner compiles the default configuration as the reference of a spec
+ * without ReferenceKernel; its file names the kernel, not the (absent)
+ * reference kernel.  A spec with one compiles the reference under its name. */
+static void test_reference_is_compiled_under_its_own_name(void)
+{
+    kt_spec *spec = load("kernels/gemm/gemm-cuda.json");
+    CHECK(spec->ref_name != NULL && strcmp(spec->ref_name, spec->kernel_name) != 0);
+    char symbol[160], want[160];
+    compiled_symbol(spec, &MOCK, NULL, symbol, sizeof symbol);
+    CHECK_STR(mock_expression, spec->ref_name);
+    snprintf(want, sizeof want, "_Z%zu%sPiP6float2i", strlen(spec->ref_name),
+             spec->ref_name);
+    CHECK_STR(symbol, want);
+    kt_spec_free(spec);
+}
+
+static void test_compiled_file_header_is_checked(void)
+{
+    kt_diag d = {{0}};
+    const char *name;
+    const void *cubin;
+    size_t n, len;
+    char *ok = kt_cubin_pack("k", MOCK_CUBIN, sizeof MOCK_CUBIN, &len);
+    CHECK(ok && kt_cubin_parse(ok, len, &name, &cubin, &n, &d) == KT_OK);
+    CHECK_STR(name, "k");
+    /* an older cache's plain CUBIN, a truncated header, a damaged one */
+    CHECK(kt_cubin_parse(MOCK_CUBIN, sizeof MOCK_CUBIN, &name, &cubin, &n, &d) ==
+          KT_EFORMAT);
+    CHECK(strstr(d.msg, "remove the cache") != NULL);
+    CHECK(kt_cubin_parse(ok, KT_CUBIN_HEADER - 1, &name, &cubin, &n, &d) == KT_EFORMAT);
+    ok[12] = (char)0xff; /* the CUBIN's offset past the end */
+    CHECK(kt_cubin_parse(ok, len, &name, &cubin, &n, &d) == KT_EFORMAT);
+    ok[12] = 16;
+    ok[8] = 9; /* a name longer than the room before the CUBIN */
+    CHECK(kt_cubin_parse(ok, len, &name, &cubin, &n, &d) == KT_EFORMAT);
+    free(ok);
+}
+
+/* ------------------------------------------------------- the real NVRTC */
+
+/* Every shipped spec's default configuration and a sample of others compile
+ * for sm_90, each under the symbol the driver will look up. */
+static void test_shipped_specs_compile_with_nvrtc(void)
+{
+    kt_nvrtc_api api;
+    kt_diag d = {{0}};
+    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
+        KT_SKIP("%s", d.msg);
+    for (size_t i = 0; i < KT_ARRAY_LEN(SHIPPED); i++) {
+        kt_spec *spec = load(SHIPPED[i].path);
+        kt_problem prob;
+        kt_space *space = space_of(spec, &prob);
+        uint16_t *cfg = calloc(spec->nparams, sizeof *cfg);
+        kt_rng rng;
+        kt_rng_seed(&rng, 11);
+        kt_space_default(space, cfg);
+        for (int j = 0; j < 3; j++) {
+            char symbol[160];
+            compiled_symbol(spec, &api, cfg, symbol, sizeof symbol);
+            if (strncmp(symbol, SHIPPED[i].symbol_prefix, strlen(SHIPPED[i].symbol_prefix)))
+                fprintf(stderr, "%s: symbol %s\n", SHIPPED[i].path, symbol);
+            CHECK(strncmp(symbol, SHIPPED[i].symbol_prefix,
+                          strlen(SHIPPED[i].symbol_prefix)) == 0);
+            CHECK(kt_space_sample(space, &rng, cfg) == KT_OK);
+        }
+        free(cfg);
+        kt_space_free(space);
+        kt_problem_clear(&prob);
+        kt_spec_free(spec);
+    }
+    kt_nvrtc_api_unload(&api);
+}
+
+/* ------------------------------------------------------ launch geometry */
+
+static const kt_launch_limits H100 = {.max_threads = 1024, .max_shared_optin = 232448};
+
+/* pnpoly's grid covers the 20,000,000 points in blocks of
+ * block_size_x * tile_size points (Kernel Tuner's GridDivX). */
+static void test_launch_grid_from_the_spec(void)
+{
+    kt_spec *spec = load("kernels/bat/pnpoly/pnpoly-CAFF.json");
+    kt_problem prob;
+    CHECK(kt_problem_parse(spec, NULL, &prob, NULL) == KT_OK);
+    double *slots = calloc(spec->nnames + 1, sizeof *slots);
+    uint16_t *cfg = calloc(spec->nparams, sizeof *cfg);
+    for (size_t i = 0; i < spec->nparams; i++) /* block_size_x 96, tile_size 2 */
+        cfg[i] = strcmp(spec->params[i].name, "block_size_x") == 0 ? 2
+                 : strcmp(spec->params[i].name, "tile_size") == 0 ? 1 : 0;
+    kt_spec_slots(spec, cfg, &prob, slots);
+    kt_launch l;
+    kt_diag d = {{0}};
+    CHECK(kt_launch_geometry(spec, slots, true, &H100, &l, &d) == KT_OK);
+    CHECK(l.block[0] == 96 && l.block[1] == 1 && l.block[2] == 1);
+    CHECK(l.grid[0] == (20000000 + 191) / 192 && l.grid[1] == 1 && l.grid[2] == 1);
+    CHECK(l.shared == 0);
+    /* "OpenCL" sizes count threads: rounded up to whole blocks */
+    spec->grid_in_threads = true;
+    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_OK);
+    CHECK(l.grid[0] == ((20000000 + 191) / 192 + 95) / 96);
+    free(cfg);
+    free(slots);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+}
+
+/* CUDA's per-axis limits: a block of 128 along z, or 70,000 blocks along
+ * y, is an invalid configuration, not a launch failure. */
+static void test_launch_axis_limits_make_a_configuration_invalid(void)
+{
+    kt_spec *spec = load("kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json");
+    kt_diag d = {{0}};
+    kt_launch l;
+    kt_expr *z = NULL, *y = NULL;
+    CHECK(kt_expr_compile("128", NULL, 0, &z, &d) == KT_OK);
+    CHECK(kt_expr_compile("70000", NULL, 0, &y, &d) == KT_OK);
+    kt_problem prob;
+    kt_space *space = space_of(spec, &prob);
+    uint16_t *cfg = calloc(spec->nparams, sizeof *cfg);
+    double *slots = calloc(spec->nnames + 1, sizeof *slots);
+    kt_space_default(space, cfg);
+    kt_spec_slots(spec, cfg, &prob, slots);
+    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_OK);
+    kt_expr *saved = spec->local[2];
+    spec->local[2] = z;
+    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "axis 2") != NULL);
+    spec->local[2] = saved;
+    saved = spec->global[1];
+    spec->global[1] = y;
+    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "axis 1") != NULL);
+    spec->global[1] = saved;
+    free(slots);
+    free(cfg);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_expr_free(z);
+    kt_expr_free(y);
+    kt_spec_free(spec);
+}
+
+/* BAT's GEMM asks for 48 KiB of dynamic shared memory beside up to 32 KiB
+ * of its own static arrays: over the default 48 KiB, so the kernel's
+ * dynamic limit must be raised (without it the launch fails with "invalid
+ * argument"); past the opt-in limit the configuration is invalid. */
+static void test_shared_memory_over_48k_raises_the_limit(void)
+{
+    kt_diag d = {{0}};
+    bool raise = true;
+    CHECK(kt_launch_shared(0, 4096, H100.max_shared_optin, &raise, &d) == KT_OK && !raise);
+    CHECK(kt_launch_shared(40960, 0, H100.max_shared_optin, &raise, &d) == KT_OK && !raise);
+    CHECK(kt_launch_shared(32768, 49152, H100.max_shared_optin, &raise, &d) == KT_OK &&
+          raise);
+    CHECK(kt_launch_shared(0, 49153, H100.max_shared_optin, &raise, &d) == KT_OK && raise);
+    CHECK(kt_launch_shared(102400, 200000, H100.max_shared_optin, &raise, &d) ==
+          KT_ERANGE);
+    CHECK(strstr(d.msg, "102400 bytes of static") != NULL);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_shipped_specs_count_as_python),
+    KT_T(test_cpp_kernel_is_found_by_its_lowered_name),
+    KT_T(test_reference_is_compiled_under_its_own_name),
+    KT_T(test_compiled_file_header_is_checked),
+    KT_T(test_shipped_specs_compile_with_nvrtc),
+    KT_T(test_launch_grid_from_the_spec),
+    KT_T(test_launch_axis_limits_make_a_configuration_invalid),
+    KT_T(test_shared_memory_over_48k_raises_the_limit),
+};
+
+KT_TEST_MAIN(TESTS)
