@@ -3,6 +3,7 @@
  * curves. */
 #include "cli/cli.h"
 #include "core/util.h"
+#include "store/recording.h"
 #include "tune/benchmark.h"
 
 #include <getopt.h>
@@ -14,16 +15,25 @@
 #define MAX_LIST 64
 
 static const char USAGE[] =
-    "usage: ktune benchmark SPEC --replay DB [options]\n\n"
+    "usage: ktune benchmark SPEC --replay DB [options]\n"
+    "       ktune benchmark --replay FILE [options]\n\n"
     "Compare search strategies on an exhaustive run recorded in DB: each\n"
     "strategy runs at each budget once per seed, every evaluation answered from\n"
     "the recording, and the table gives the fraction of the optimum reached\n"
     "(mean and median over the seeds), the share of runs that found the\n"
     "optimum, and the median number of evaluations to reach 95% and 99% of it.\n\n"
+    "Without SPEC, FILE is the whole recording: a ktune database, a Kernel\n"
+    "Tuner cache or a T4 results file (JSON, or JSON compressed with bzip2).\n"
+    "Its recorded configurations are the space: those recorded as invalid are\n"
+    "outside it, recorded failures are failed evaluations that cost budget\n"
+    "(Kernel Tuner's simulation mode); see 'ktune tune --help'.\n\n"
     "options:\n"
     "  --replay DB         the recording (a complete brute_force run; required)\n"
-    "  --problem K=V,...   the recorded problem (default: the spec's defaults)\n"
+    "  --problem K=V,...   the recorded problem (default: the spec's defaults;\n"
+    "                      without SPEC: the one FILE holds)\n"
     "  --device NAME       the recorded device, when DB holds several\n"
+    "  --kernel NAME       without SPEC: the recorded kernel, when the database\n"
+    "                      FILE holds several\n"
     "  --strategies A,B    strategies to compare (default: every one)\n"
     "  --budgets N,N,...   evaluations, ascending (default 25,50,100,200,400;\n"
     "                      a budget past the space is the whole space)\n"
@@ -37,7 +47,7 @@ static const char USAGE[] =
     "exit status: 0 done; 1 an error; 2 bad usage.\n";
 
 typedef struct bench_args {
-    const char *spec, *replay, *problem, *device, *svg;
+    const char *spec, *replay, *problem, *device, *kernel, *svg;
     const char *strategies[MAX_LIST];
     double budgets[MAX_LIST];
     size_t nstrategies, nbudgets;
@@ -84,6 +94,7 @@ static int parse_option(int c, bench_args *a)
     case 'r': a->replay = optarg; return CLI_OK;
     case 'p': a->problem = optarg; return CLI_OK;
     case 'D': a->device = optarg; return CLI_OK;
+    case 'K': a->kernel = optarg; return CLI_OK;
     case 's': return parse_strategies(optarg, a);
     case 'b': return parse_budgets(optarg, a);
     case 'S': return cli_parse_range("benchmark", "--seeds", optarg, 1, 10000, &a->seeds);
@@ -102,6 +113,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
         {"budgets", required_argument, 0, 'b'},    {"seeds", required_argument, 0, 'S'},
         {"warm", required_argument, 0, 'w'},       {"svg", required_argument, 0, 'g'},
         {"json", no_argument, 0, 'J'},             {"help", no_argument, 0, 'h'},
+        {"kernel", required_argument, 0, 'K'},
         {0, 0, 0, 0}};
     int c, rc = parse_budgets("25,50,100,200,400", a);
     a->seeds = 20;
@@ -115,11 +127,15 @@ static int parse_args(int argc, char **argv, bench_args *a)
     }
     if (rc != CLI_OK)
         return rc;
-    if (optind != argc - 1)
-        return cli_usage_error("benchmark", "expected one spec file");
+    if (optind != argc - 1 && !(a->replay && optind == argc))
+        return cli_usage_error("benchmark", "expected one spec file (or --replay FILE "
+                               "alone)");
     if (!a->replay)
         return cli_usage_error("benchmark", "--replay DB is required");
-    a->spec = argv[optind];
+    a->spec = optind < argc ? argv[optind] : NULL;
+    if (a->spec && a->kernel)
+        return cli_usage_error("benchmark", "--kernel chooses a recording of --replay "
+                               "FILE without a SPEC");
     return CLI_OK;
 }
 
@@ -215,7 +231,9 @@ static int write_svg(const char *path, const kt_bench_report *r)
 
 /* ------------------------------------------------------------------ run */
 
-static int run_benchmark(const kt_spec *spec, bench_args *a)
+/* The benchmark on the recording: rec's replay, else the one DB holds for
+ * spec. */
+static int run_benchmark(const kt_spec *spec, const kt_recording *rec, bench_args *a)
 {
     kt_problem prob = {0};
     kt_replay *rp = NULL;
@@ -229,9 +247,10 @@ static int run_benchmark(const kt_spec *spec, bench_args *a)
                        .nbudgets = a->nbudgets, .seeds = (unsigned)a->seeds,
                        .warm = (size_t)a->warm};
     kt_bench_report r;
-    int krc = kt_replay_open(a->replay, spec->name, spec->source_hash, prob.key, a->device,
-                             &rp, &d);
-    o.replay = rp;
+    int krc = rec ? KT_OK
+                  : kt_replay_open(a->replay, spec->name, spec->source_hash, prob.key,
+                                   a->device, &rp, &d);
+    o.replay = rec ? kt_recording_replay(rec) : rp;
     if (krc == KT_OK)
         krc = kt_benchmark(spec, &o, &r, &d);
     if (krc != KT_OK) {
@@ -254,11 +273,18 @@ int cli_benchmark(int argc, char **argv)
     bench_args a = {0};
     int rc = parse_args(argc, argv, &a);
     kt_spec *spec = NULL;
+    kt_recording *rec = NULL;
+    kt_recording_opts ro = {.kernel = a.kernel, .problem = a.problem, .device = a.device};
     kt_diag d = {{0}};
-    if (rc == CLI_OK && kt_spec_load(a.spec, cli_warn, NULL, &spec, &d) != KT_OK)
+    if (rc == CLI_OK && a.spec && kt_spec_load(a.spec, cli_warn, NULL, &spec, &d) != KT_OK)
         rc = cli_error("%s", d.msg);
-    else if (rc == CLI_OK)
-        rc = run_benchmark(spec, &a);
+    else if (rc == CLI_OK && !a.spec && kt_recording_open(a.replay, &ro, &rec, &d) != KT_OK)
+        rc = cli_error("%s", d.msg);
+    if (rc == CLI_OK && rec)
+        a.problem = NULL; /* the recorded one, chosen */
+    if (rc == CLI_OK)
+        rc = run_benchmark(rec ? kt_recording_spec(rec) : spec, rec, &a);
+    kt_recording_free(rec);
     kt_spec_free(spec);
     free(a.list_text);
     return rc < 0 ? CLI_OK : rc;

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/util.h"
 #include "ml/predict.h"
+#include "store/recording.h"
 #include "tune/tuner.h"
 
 #include <getopt.h>
@@ -13,11 +14,17 @@
 #include <unistd.h>
 
 static const char USAGE[] =
-    "usage: ktune tune SPEC [options]\n\n"
+    "usage: ktune tune SPEC [options]\n"
+    "       ktune tune --replay FILE [options]\n\n"
     "Measure configurations of the kernel described by the T1 spec SPEC, store\n"
     "every result in the database, and print the best.  Configurations already\n"
     "in the database (same device, kernel source and problem) are not measured\n"
     "again, so an interrupted run resumes where it stopped.\n\n"
+    "With --replay FILE and no SPEC, replay a recording: FILE is a ktune\n"
+    "database, a Kernel Tuner cache or a T4 results file (JSON, or JSON\n"
+    "compressed with bzip2); its recorded configurations are the space (those\n"
+    "recorded as invalid excepted; recorded failures are failed evaluations),\n"
+    "each parameter's values ordered as the file lists them, else sorted.\n\n"
     "options:\n"
     "  --problem K=V,...   problem sizes, every problem parameter of the spec\n"
     "                      once (default: the spec's defaults)\n"
@@ -66,6 +73,9 @@ static const char USAGE[] =
     "                      stored.  A configuration DB lacks is an error\n"
     "  --device NAME       with --replay: the recorded device, when DB holds\n"
     "                      several\n"
+    "  --kernel NAME       with --replay FILE and no SPEC: the recorded kernel,\n"
+    "                      when the database FILE holds several (--problem and\n"
+    "                      --device choose among its problems and devices)\n"
     "  --map               also report the map: the fastest configuration in each\n"
     "                      cell of the spec's BehaviourDimensions among all the\n"
     "                      run evaluated (default with --strategy map_elites)\n"
@@ -138,6 +148,13 @@ static double gflops(const kt_tune_report *r, double ms)
     return isfinite(r->flops) && ms > 0 ? r->flops / (ms * 1e-3) / 1e9 : NAN;
 }
 
+/* A number, or null where it is unknown (JSON has no NaN): an imported
+ * recording may lack the spread or the fastest repetition. */
+static json_object *number_json(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
 static json_object *result_json(const kt_tune_report *rep, const char *key,
                                 const kt_result *r)
 {
@@ -146,9 +163,9 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
     json_object_object_add(o, "key", json_object_new_string(key));
     json_object_object_add(o, "status", json_object_new_string(kt_status_name(r->status)));
     if (r->status == KT_STATUS_OK) {
-        json_object_object_add(o, "time_ms", json_object_new_double(r->time_ms));
-        json_object_object_add(o, "min_ms", json_object_new_double(r->min_ms));
-        json_object_object_add(o, "spread", json_object_new_double(r->spread));
+        json_object_object_add(o, "time_ms", number_json(r->time_ms));
+        json_object_object_add(o, "min_ms", number_json(r->min_ms));
+        json_object_object_add(o, "spread", number_json(r->spread));
         double g = gflops(rep, r->time_ms);
         if (isfinite(g))
             json_object_object_add(o, "gflops", json_object_new_double(g));
@@ -293,6 +310,7 @@ typedef struct tune_args {
     const char *spec;
     const char *replay;     /* --replay DB */
     const char *device;     /* --device NAME */
+    const char *kernel;     /* --kernel NAME */
     const char *model;      /* --model MODEL */
     uint64_t top;           /* --top K */
     bool strategy_given;    /* --strategy: else the spec's Search.Name */
@@ -368,6 +386,7 @@ static int parse_option(int c, tune_args *a)
     case 'E': rc = parse_window(optarg, &o->measure.energy_window_s); break;
     case 'r': a->replay = optarg; break;
     case 'D': a->device = optarg; break;
+    case 'K': a->kernel = optarg; break;
     case 'm': a->model = optarg; break;
     case 'k': rc = cli_parse_u64("tune", "--top", optarg, &a->top); break;
     case 'w':
@@ -396,7 +415,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"model", required_argument, 0, 'm'},   {"top", required_argument, 0, 'k'},
         {"warm", required_argument, 0, 'w'},    {"map", no_argument, 0, 'M'},
         {"max-memory", required_argument, 0, 'X'}, {"retry-failed", no_argument, 0, 'R'},
-        {"help", no_argument, 0, 'h'},
+        {"kernel", required_argument, 0, 'K'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
@@ -409,8 +428,11 @@ static int parse_options(int argc, char **argv, tune_args *a)
     }
     if (rc != CLI_OK)
         return rc;
-    if (optind + 1 != argc)
-        return cli_usage_error("tune", "expected one SPEC file");
+    if (optind + 1 != argc && !(a->replay && optind == argc))
+        return cli_usage_error("tune", "expected one SPEC file (or --replay FILE)");
+    if (a->kernel && (optind != argc))
+        return cli_usage_error("tune", "--kernel chooses a recording of --replay FILE "
+                               "without a SPEC");
     if (a->replay && a->db_given)
         return cli_usage_error("tune", "--replay answers from its database and "
                                "stores nothing: drop --db");
@@ -422,11 +444,14 @@ static int parse_options(int argc, char **argv, tune_args *a)
     if (predict != (a->model != NULL))
         return cli_usage_error("tune", "--strategy predict and predict+search need "
                                "--model, and --model needs one of them");
+    if (predict && optind == argc)
+        return cli_usage_error("tune", "--strategy predict needs the SPEC that the "
+                               "model was trained for");
     if (a->top != 0 && !predict)
         return cli_usage_error("tune", "--top is for --strategy predict");
     if (predict && (a->top == 0 ? (a->top = 10) : a->top) > 10000)
         return cli_usage_error("tune", "--top must be 1 to 10000");
-    a->spec = argv[optind];
+    a->spec = optind < argc ? argv[optind] : NULL;
     a->o.map |= a->o.strategy && strcmp(a->o.strategy, "map_elites") == 0;
     return CLI_OK;
 }
@@ -463,20 +488,39 @@ static int predict_start(const kt_spec *spec, tune_args *a, const char *problem,
     return rc;
 }
 
+/* The spec: SPEC's, or with --replay FILE alone the recording's (*rec),
+ * whose problem is the recorded one (--problem chose it).  A CLI exit code,
+ * reported. */
+static int load_spec(tune_args *a, kt_spec **own, kt_recording **rec,
+                     const kt_spec **spec)
+{
+    kt_diag diag = {{0}};
+    if (a->spec && kt_spec_load(a->spec, cli_warn, NULL, own, &diag) != KT_OK)
+        return cli_error("%s", diag.msg);
+    kt_recording_opts ro = {.kernel = a->kernel, .problem = a->o.problem,
+                            .device = a->device};
+    if (!a->spec && kt_recording_open(a->replay, &ro, rec, &diag) != KT_OK)
+        return cli_error("%s", diag.msg);
+    if (!a->spec)
+        a->o.problem = NULL;
+    *spec = a->spec ? *own : kt_recording_spec(*rec);
+    return CLI_OK;
+}
+
 /* The problem, the replay and the predictions the options ask for; a CLI
  * exit code, reported. */
-static int prepare(const kt_spec *spec, tune_args *a, kt_replay **replay,
-                   uint16_t **cfgs)
+static int prepare(const kt_spec *spec, tune_args *a, const kt_recording *rec,
+                   kt_replay **replay, uint16_t **cfgs)
 {
     kt_problem prob = {0};
     kt_diag diag = {{0}};
     int crc = cli_problem_parse("tune", spec, a->o.problem, &prob);
     if (crc != CLI_OK)
         return crc;
-    int rc = a->replay ? load_replay(spec, a, prob.key, replay, &diag) : KT_OK;
+    int rc = a->replay && !rec ? load_replay(spec, a, prob.key, replay, &diag) : KT_OK;
     if (rc == KT_OK && a->model)
         rc = predict_start(spec, a, prob.key, cfgs, &diag);
-    a->o.replay = *replay;
+    a->o.replay = rec ? kt_recording_replay(rec) : *replay;
     kt_problem_clear(&prob);
     return rc == KT_OK ? CLI_OK : cli_error("%s", diag.msg);
 }
@@ -545,17 +589,23 @@ int cli_tune(int argc, char **argv)
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;
     kt_diag diag = {{0}};
-    kt_spec *spec = NULL;
+    kt_spec *own = NULL;
+    kt_recording *rec = NULL;
+    const kt_spec *spec = NULL;
     kt_replay *replay = NULL;
     uint16_t *start = NULL;
-    if (kt_spec_load(a.spec, cli_warn, NULL, &spec, &diag) != KT_OK)
-        return cli_error("%s", diag.msg);
+    if ((rc = load_spec(&a, &own, &rec, &spec)) != CLI_OK) {
+        kt_recording_free(rec);
+        kt_spec_free(own);
+        return rc;
+    }
     if (!a.strategy_given && spec->strategy)
         a.o.strategy = spec->strategy;
-    if ((rc = prepare(spec, &a, &replay, &start)) != CLI_OK) {
+    if ((rc = prepare(spec, &a, rec, &replay, &start)) != CLI_OK) {
         free(start);
         kt_replay_free(replay);
-        kt_spec_free(spec);
+        kt_recording_free(rec);
+        kt_spec_free(own);
         return rc;
     }
     bool bar = isatty(STDERR_FILENO);
@@ -575,6 +625,7 @@ int cli_tune(int argc, char **argv)
     kt_tune_report_clear(&rep);
     free(start);
     kt_replay_free(replay);
-    kt_spec_free(spec);
+    kt_recording_free(rec);
+    kt_spec_free(own);
     return rc;
 }

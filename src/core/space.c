@@ -6,6 +6,10 @@
  * checks) just narrows their choice to one value.  Counting and
  * satisfiability search each group of linked parameters alone (space.h);
  * enumeration searches all parameters together, to keep its order.
+ *
+ * A restricted space (kt_space_restrict, a recording's) has no search to
+ * do: each operation answers from the sorted list of valid configurations
+ * it was given.
  */
 #include "core/space.h"
 #include "core/util.h"
@@ -40,6 +44,10 @@ struct kt_space {
     const kt_expr *domain_cond; /* the first condition that raised a domain
                                    error, for kt_space_domain_error */
     double *domain_slots;       /* the slots it raised it on */
+    const uint16_t *allowed;    /* kt_space_restrict: the valid configurations,
+                                   sorted (nallowed * nparams); NULL: the
+                                   conditions decide */
+    uint64_t nallowed;
 };
 
 /* One depth-first search: its tree, its constraints and its counters. */
@@ -53,6 +61,10 @@ typedef struct dfs {
     kt_space_stats *st;
     size_t group;           /* for progress: 1-based group number, or 0 */
 } dfs;
+
+static void unbuild(kt_space *s);
+static bool list_find(const kt_space *s, const uint16_t *list, uint64_t n,
+                         const uint16_t *cfg, uint64_t *idx);
 
 /* A condition holds when it evaluates to nonzero; a domain error (division
  * by zero) makes the configuration invalid rather than failing the search,
@@ -255,6 +267,22 @@ void kt_space_set_ctl(kt_space *s, const kt_space_ctl *ctl)
         s->ctl.max_evals = KT_SPACE_MAX_EVALS;
 }
 
+/* The recorded list decides validity; every parameter is one group, since
+ * nothing says which of them vary independently. */
+void kt_space_restrict(kt_space *s, const uint16_t *cfgs, uint64_t n)
+{
+    unbuild(s);
+    s->allowed = cfgs;
+    s->nallowed = n;
+    s->unsat_constant = false;
+    s->ngroups = s->nparams ? 1 : 0;
+    s->nsearch = 0;
+    s->gstart[0] = 0;
+    s->gstart[s->ngroups] = s->nparams;
+    for (size_t p = 0; p < s->nparams; p++)
+        s->gparams[p] = p;
+}
+
 const char *kt_space_errmsg(const kt_space *s) { return s->err.msg; }
 
 size_t kt_space_nparams(const kt_space *s) { return s->nparams; }
@@ -430,6 +458,12 @@ int kt_space_enumerate(kt_space *s, kt_space_visit visit, void *user,
     kt_space_stats local = {0};
     kt_space_stats *st = stats ? stats : &local;
     s->err.msg[0] = '\0';
+    if (s->allowed) {
+        for (uint64_t i = 0; i < s->nallowed; i++, st->valid++)
+            if (visit(user, s->allowed + i * s->nparams))
+                break;
+        return KT_OK;
+    }
     /* An empty group empties the space: find out before searching the
      * whole tree, where it might only show deep down. */
     bool any;
@@ -452,7 +486,7 @@ static int count_groups(kt_space *s, uint64_t **counts, kt_space_stats *st)
         return KT_ENOMEM;
     s->err.msg[0] = '\0';
     for (size_t g = 0; g < s->ngroups; g++)
-        c[g] = group_cartesian(s, g);
+        c[g] = s->allowed ? s->nallowed : group_cartesian(s, g);
     c[s->ngroups] = s->unsat_constant ? 0 : 1;
     for (size_t i = 0; i < s->nsearch && !s->unsat_constant; i++) {
         size_t g = s->gsearch[i];
@@ -560,11 +594,24 @@ int kt_space_satisfiable(kt_space *s, const uint16_t *cfg, const bool *bound,
         if (bound[d] && cfg[d] >= s->spec->params[d].nvalues)
             return KT_ERANGE;
     s->err.msg[0] = '\0';
+    if (s->allowed) {
+        *out = false;
+        for (uint64_t i = 0; i < s->nallowed && !*out; i++) {
+            const uint16_t *a = s->allowed + i * s->nparams;
+            *out = true;
+            for (size_t d = 0; d < s->nparams && *out; d++)
+                *out = !bound[d] || a[d] == cfg[d];
+        }
+        return KT_OK;
+    }
     return groups_satisfiable(s, cfg, bound, out, &st);
 }
 
 bool kt_space_is_valid(kt_space *s, const uint16_t *cfg)
 {
+    uint64_t idx;
+    if (s->allowed)
+        return list_find(s, s->allowed, s->nallowed, cfg, &idx);
     if (s->unsat_constant)
         return false;
     kt_space_stats st = {0};
@@ -666,22 +713,30 @@ static int cfg_cmp(const uint16_t *a, const uint16_t *b, size_t n)
     return 0;
 }
 
-int kt_space_index_of(const kt_space *s, const uint16_t *cfg, uint64_t *idx)
+/* Binary search of cfg in the sorted list of n configurations. */
+static bool list_find(const kt_space *s, const uint16_t *list, uint64_t n,
+                         const uint16_t *cfg, uint64_t *idx)
 {
-    uint64_t lo = 0, hi = s->nbuilt;
-    while (lo < hi) { /* the list is sorted: the DFS emits lexicographic order */
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        int c = cfg_cmp(kt_space_at(s, mid), cfg, s->nparams);
+        int c = cfg_cmp(list + mid * s->nparams, cfg, s->nparams);
         if (c == 0) {
             *idx = mid;
-            return KT_OK;
+            return true;
         }
         if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return KT_ENOTFOUND;
+    return false;
+}
+
+int kt_space_index_of(const kt_space *s, const uint16_t *cfg, uint64_t *idx)
+{
+    /* the list is sorted: the DFS emits lexicographic order */
+    return list_find(s, s->built, s->nbuilt, cfg, idx) ? KT_OK : KT_ENOTFOUND;
 }
 
 /* ------------------------------------------------- sampling, neighbours */
@@ -711,6 +766,13 @@ static bool group_sample(kt_space *s, size_t g, kt_rng *rng, uint16_t *cfg,
  * of the group that found no valid assignment, or -1 on success. */
 static long sample_groups(kt_space *s, kt_rng *rng, uint16_t *cfg, kt_space_stats *st)
 {
+    if (s->allowed) {
+        if (s->nallowed == 0)
+            return 0;
+        memcpy(cfg, s->allowed + kt_rng_below(rng, s->nallowed) * s->nparams,
+               s->nparams * sizeof *cfg);
+        return -1;
+    }
     for (size_t g = 0; g < s->ngroups; g++)
         if (s->unsat_constant || !group_sample(s, g, rng, cfg, st))
             return (long)g;

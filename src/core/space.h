@@ -78,6 +78,15 @@ int kt_space_new(const kt_spec *spec, const kt_problem *prob, kt_space **out,
                  kt_diag *diag);
 void kt_space_free(kt_space *s);
 
+/* A recorded space: only the n configurations of cfgs (n * nparams value
+ * indices, sorted lexicographically, distinct, each index within its
+ * parameter's values) are valid, instead of those the spec's conditions
+ * allow.  A recording (store/recording.h) lists what ran: the space is
+ * what it holds, whatever the product of the value lists.  The space reads
+ * cfgs where it is: it must outlive s.  Every operation below then answers
+ * from the list (one group of every parameter; no condition evaluated). */
+void kt_space_restrict(kt_space *s, const uint16_t *cfgs, uint64_t n);
+
 /* Bound, cancel and progress for the operations that follow (ctl NULL:
  * the defaults). */
 void kt_space_set_ctl(kt_space *s, const kt_space_ctl *ctl);

@@ -2,9 +2,12 @@
 #include "store/json_file.h"
 #include "core/util.h"
 
+#include <bzlib.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define JSON_MAX (INT32_MAX - 2) /* json-c takes an int length */
 
 /* Kernel Tuner appends entries as it measures them and closes the object
  * at the end; it reads a file left open (ending with ',') as closed.
@@ -18,6 +21,50 @@ static void close_open_cache(char *text, size_t *len)
         text[(*len)++] = '}';
     }
     text[*len] = '\0';
+}
+
+/* bzip2 data (*text, *len) decompressed in memory in its place, with a
+ * spare byte; refused past JSON_MAX bytes. */
+static int bunzip(const char *path, char **text, size_t *len, kt_diag *diag)
+{
+    bz_stream z = {0};
+    if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    size_t cap = *len * 8 + 4096, n = 0;
+    char *out = malloc(cap);
+    z.next_in = *text;
+    z.avail_in = (unsigned)*len;
+    int bz = out ? BZ_OK : BZ_MEM_ERROR;
+    while (bz == BZ_OK) {
+        if (cap - n < 2 && cap <= JSON_MAX) {
+            char *grown = realloc(out, cap *= 2);
+            if (!grown) {
+                bz = BZ_MEM_ERROR;
+                break;
+            }
+            out = grown;
+        }
+        if (cap - n < 2)
+            break; /* past the limit */
+        z.next_out = out + n;
+        z.avail_out = (unsigned)(cap - n - 1 < 1u << 30 ? cap - n - 1 : 1u << 30);
+        bz = BZ2_bzDecompress(&z);
+        n = (size_t)z.total_out_lo32 | (size_t)z.total_out_hi32 << 32;
+        if (bz == BZ_OK && z.avail_in == 0 && z.avail_out > 0)
+            bz = BZ_UNEXPECTED_EOF; /* input ended inside the stream */
+    }
+    BZ2_bzDecompressEnd(&z);
+    free(*text);
+    *text = out;
+    *len = n;
+    if (bz == BZ_STREAM_END)
+        return KT_OK;
+    return bz == BZ_MEM_ERROR ? kt_fail(diag, KT_ENOMEM, "%s: out of memory "
+                                        "decompressing", path)
+           : bz == BZ_OK      ? kt_fail(diag, KT_EFORMAT, "%s: decompresses to over 2 "
+                                        "GiB, too large", path)
+                              : kt_fail(diag, KT_EFORMAT, "%s: corrupt or truncated "
+                                        "bzip2 data", path);
 }
 
 static int parse(const char *path, const char *what, const char *text, size_t len,
@@ -54,9 +101,13 @@ int kt_json_file_load(const char *path, const char *what, bool close_open,
     size_t len = 0;
     *root = NULL;
     int rc = kt_read_file(path, &text, &len, diag);
-    if (rc != KT_OK)
+    if (rc == KT_OK && len >= 3 && memcmp(text, "BZh", 3) == 0)
+        rc = bunzip(path, &text, &len, diag);
+    if (rc != KT_OK) {
+        free(text);
         return rc;
-    if (len > INT32_MAX - 2) {
+    }
+    if (len > JSON_MAX) {
         free(text);
         return kt_fail(diag, KT_EFORMAT, "%s: over 2 GiB, too large for %s", path, what);
     }

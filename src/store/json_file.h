@@ -8,7 +8,8 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
-/* Parse the file at path into *root (caller puts it).  what names the
+/* Parse the file at path into *root (caller puts it); a file compressed
+ * with bzip2 (told by its first bytes) is decompressed in memory first.  what names the
  * format in errors ("a Kernel Tuner cache").  close_open: a text ending
  * with ',' is closed with "}}" first, as Kernel Tuner reads the cache it
  * appends to.  KT_EIO (unreadable) or KT_EFORMAT. */

@@ -307,3 +307,27 @@ int kt_kerneltuner_import(const char *path, kt_db *db, kt_kerneltuner_stats *sta
         stats->added = 0;
     return rc;
 }
+
+/* ------------------------------------------------------------- readers */
+
+int kt_kerneltuner_result(const char *path, const char *key, json_object *entry,
+                          kt_result *r, kt_diag *diag)
+{
+    importer im = {.path = path, .diag = diag};
+    return entry_result(&im, key, entry, r);
+}
+
+int kt_kerneltuner_problem(const char *path, json_object *root, char **out,
+                           kt_diag *diag)
+{
+    importer im = {.path = path, .diag = diag};
+    return problem_key(&im, root, out);
+}
+
+int kt_kerneltuner_config_key(const char *path, json_object *keys, const char *key,
+                              char **out, kt_diag *diag)
+{
+    importer im = {.path = path, .keys = keys, .diag = diag};
+    *out = NULL;
+    return config_key(&im, key, out);
+}

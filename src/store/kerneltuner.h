@@ -36,4 +36,20 @@ typedef struct kt_kerneltuner_stats {
 int kt_kerneltuner_import(const char *path, kt_db *db, kt_kerneltuner_stats *stats,
                           kt_diag *diag);
 
+/* What the import reads from one part of a cache, for a reader of the
+ * file that stores nothing (store/recording.h); path names the file in
+ * errors.  The result of cache entry key (a JSON object), as the import
+ * stores it; KT_EFORMAT when it has neither a numeric time nor a marker. */
+struct json_object;
+int kt_kerneltuner_result(const char *path, const char *key, struct json_object *entry,
+                          kt_result *r, kt_diag *diag);
+/* The configuration key "NAME=v1,..." of cache entry key "v1,..." for the
+ * names of keys (tune_params_keys) into *out (caller frees); KT_EFORMAT
+ * when the entry has another number of values. */
+int kt_kerneltuner_config_key(const char *path, struct json_object *keys, const char *key,
+                              char **out, kt_diag *diag);
+/* The problem key of the cache (its root object) into *out (caller frees). */
+int kt_kerneltuner_problem(const char *path, struct json_object *root, char **out,
+                           kt_diag *diag);
+
 #endif /* KT_KERNELTUNER_H */

@@ -15,6 +15,8 @@ struct kt_replay {
     size_t n, cap;
     entry *rows;          /* sorted by config after loading */
     kt_winners winners;   /* other problems' fastest configurations */
+    uint16_t *space;      /* kt_replay_set_space's list, or NULL */
+    uint64_t nspace;
 };
 
 /* What the row visitor gathers. */
@@ -25,6 +27,23 @@ typedef struct loader {
     size_t other_source;  /* rows of the kernel under another source hash */
     int err;
 } loader;
+
+/* Append one row (config copied); KT_ENOMEM. */
+static int push(kt_replay *r, const char *config, const kt_result *result)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        entry *rows = realloc(r->rows, cap * sizeof *rows);
+        if (!rows)
+            return KT_ENOMEM;
+        r->rows = rows;
+        r->cap = cap;
+    }
+    if (!(r->rows[r->n].config = kt_strdup(config)))
+        return KT_ENOMEM;
+    r->rows[r->n++].result = *result;
+    return KT_OK;
+}
 
 static int add_row(void *user, const kt_db_row *row)
 {
@@ -38,17 +57,8 @@ static int add_row(void *user, const kt_db_row *row)
         kt_strlcpy(r->device, sizeof r->device, row->device);
     else if (strcmp(r->device, row->device) != 0)
         L->several_devices = true;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 256;
-        entry *rows = realloc(r->rows, cap * sizeof *rows);
-        if (!rows)
-            return L->err = KT_ENOMEM, 1;
-        r->rows = rows;
-        r->cap = cap;
-    }
-    if (!(r->rows[r->n].config = kt_strdup(row->config)))
+    if (push(r, row->config, &row->result) != KT_OK)
         return L->err = KT_ENOMEM, 1;
-    r->rows[r->n++].result = row->result;
     return 0;
 }
 
@@ -97,7 +107,7 @@ int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
         kt_replay_free(L.r);
         return rc;
     }
-    qsort(L.r->rows, L.r->n, sizeof *L.r->rows, by_config);
+    kt_replay_finish(L.r);
     *out = L.r;
     return KT_OK;
 }
@@ -123,7 +133,41 @@ void kt_replay_free(kt_replay *r)
         free(r->rows[i].config);
     free(r->rows);
     kt_winners_clear(&r->winners);
+    free(r->space);
     free(r);
+}
+
+int kt_replay_new(const char *device, kt_replay **out, kt_diag *diag)
+{
+    if (!(*out = calloc(1, sizeof **out)))
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    kt_strlcpy((*out)->device, sizeof (*out)->device, device);
+    return KT_OK;
+}
+
+int kt_replay_add(kt_replay *r, const char *config, const kt_result *result,
+                  kt_diag *diag)
+{
+    return push(r, config, result) == KT_OK ? KT_OK
+                                            : kt_fail(diag, KT_ENOMEM, "out of memory");
+}
+
+void kt_replay_finish(kt_replay *r)
+{
+    qsort(r->rows, r->n, sizeof *r->rows, by_config);
+}
+
+void kt_replay_set_space(kt_replay *r, uint16_t *cfgs, uint64_t n)
+{
+    free(r->space);
+    r->space = cfgs;
+    r->nspace = n;
+}
+
+const uint16_t *kt_replay_space(const kt_replay *r, uint64_t *n)
+{
+    *n = r->nspace;
+    return r->space;
 }
 
 const char *kt_replay_device(const kt_replay *r) { return r->device; }

@@ -31,6 +31,25 @@ int kt_replay_open(const char *db_path, const char *kernel, const char *source_h
                    kt_diag *diag);
 void kt_replay_free(kt_replay *r);
 
+/* A replay filled row by row (a recording read from a file with no spec,
+ * store/recording.h): kt_replay_new, kt_replay_add for each row, then
+ * kt_replay_finish before any kt_replay_find.  KT_ENOMEM. */
+int kt_replay_new(const char *device, kt_replay **out, kt_diag *diag);
+/* config (a configuration key) is copied; a configuration added twice
+ * answers with either row. */
+int kt_replay_add(kt_replay *r, const char *config, const kt_result *result,
+                  kt_diag *diag);
+void kt_replay_finish(kt_replay *r);
+
+/* The recorded space, for a recording with no spec: n configurations as
+ * value indices of the recording's spec, sorted and distinct (what
+ * kt_space_restrict takes).  The replay takes cfgs (malloc'ed) and frees
+ * it.  The tuner restricts its space to it (tune/tuner.h). */
+void kt_replay_set_space(kt_replay *r, uint16_t *cfgs, uint64_t n);
+/* That list and its length into *n; NULL (and 0) when the space is the
+ * spec's (a replay loaded for a spec). */
+const uint16_t *kt_replay_space(const kt_replay *r, uint64_t *n);
+
 /* The recorded device's name, and how many configurations were recorded. */
 const char *kt_replay_device(const kt_replay *r);
 size_t kt_replay_size(const kt_replay *r);

@@ -238,3 +238,25 @@ int kt_t4_import(const char *path, kt_db *db, const kt_t4_options *o,
         stats->added = 0;
     return rc;
 }
+
+/* ------------------------------------------------------------- readers */
+
+double kt_t4_unit_ms(const char *name) { return unit_ms(name); }
+
+int kt_t4_result(const char *path, size_t index, double unit_ms, json_object *res,
+                 kt_result *r, kt_diag *diag)
+{
+    importer im = {.path = path, .index = index, .unit_ms = unit_ms, .diag = diag};
+    if (!json_object_is_type(res, json_type_object))
+        return bad(&im, "not an object");
+    if (!json_object_object_get_ex(res, "correctness", NULL))
+        return bad(&im, "no 'correctness'");
+    return result_of(&im, res, r);
+}
+
+int kt_t4_config_key(const char *path, size_t index, json_object *config, char **out,
+                     kt_diag *diag)
+{
+    importer im = {.path = path, .index = index, .diag = diag};
+    return config_key(&im, config, out);
+}

@@ -33,4 +33,19 @@ typedef struct kt_t4_stats {
 int kt_t4_import(const char *path, kt_db *db, const kt_t4_options *o,
                  kt_t4_stats *stats, kt_diag *diag);
 
+/* What the import reads from one result, for a reader of the file that
+ * stores nothing (store/recording.h); path and index name the result in
+ * errors.  ms per unit of a T4 time unit's name ("ms", "seconds", ...); 0
+ * when it is none. */
+double kt_t4_unit_ms(const char *name);
+/* The result of results[index] (res) in a file whose unit is unit_ms ms,
+ * as the import stores it; KT_EFORMAT naming what is missing. */
+struct json_object;
+int kt_t4_result(const char *path, size_t index, double unit_ms, struct json_object *res,
+                 kt_result *r, kt_diag *diag);
+/* Its configuration object as a key (caller frees), values as the import
+ * keys them. */
+int kt_t4_config_key(const char *path, size_t index, struct json_object *config,
+                     char **out, kt_diag *diag);
+
 #endif /* KT_T4_H */

@@ -127,12 +127,24 @@ static int build_space(run *r)
     return rc;
 }
 
+/* A recording read with no spec (store/recording.h) is its own space:
+ * only what it recorded is valid. */
+static void restrict_to_recording(run *r)
+{
+    uint64_t n = 0;
+    const uint16_t *cfgs = r->opts->replay ? kt_replay_space(r->opts->replay, &n) : NULL;
+    if (cfgs)
+        kt_space_restrict(r->space, cfgs, n);
+}
+
 static int setup(run *r)
 {
     const kt_spec *spec = r->spec;
     int rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
     if (rc == KT_OK)
         rc = kt_space_new(spec, &r->prob, &r->space, r->diag);
+    if (rc == KT_OK)
+        restrict_to_recording(r);
     if (rc == KT_OK)
         rc = build_space(r);
     if (rc != KT_OK)

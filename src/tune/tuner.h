@@ -14,6 +14,8 @@
  * no backend is needed (a GPU recording replays on any machine).  A
  * configuration the recording lacks stops the run with KT_ENOTFOUND
  * naming it: a partial recording would bias any comparison made on it.
+ * A recording read with no spec (store/recording.h) also gives the space:
+ * its recorded configurations are the valid ones (kt_replay_space).
  */
 #ifndef KT_TUNER_H
 #define KT_TUNER_H

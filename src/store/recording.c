@@ -1,0 +1,727 @@
+/* recording.c - a recording read from its file with no spec (recording.h).
+ *
+ * Each file kind has a reader that gives rows (configuration key, result)
+ * in file order plus the kernel, device and problem names; the rest is
+ * shared: the parameters and their value lists come from the keys, each
+ * row's key becomes value indices, and the rows inside the space become
+ * the replay's space.  The keys are scanned in place (no per-value
+ * allocation): a 20,000-row recording is read in a few milliseconds
+ * beyond its parsing.
+ */
+#include "store/recording.h"
+#include "core/util.h"
+#include "store/json_file.h"
+#include "store/kerneltuner.h"
+#include "store/t4.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_VALUES 65535 /* values of one parameter: indices are uint16_t */
+
+/* One recorded configuration. */
+typedef struct row {
+    char *config;           /* key "NAME=v,...", owned */
+    kt_result result;
+} row;
+
+/* What the reader of a file gathers. */
+typedef struct reader {
+    const char *path;
+    const kt_recording_opts *o;
+    kt_diag *diag;
+    const char *kind;
+    char kernel[128], device[128];
+    char *problem;          /* key, owned */
+    row *rows;              /* file order */
+    size_t n, cap;
+    json_object *root;      /* the JSON file, or NULL */
+    json_object *lists;     /* Kernel Tuner's tune_params (value orders), or NULL */
+} reader;
+
+struct kt_recording {
+    kt_spec *spec;
+    kt_replay *replay;
+    const char *kind;
+    char *problem;
+};
+
+/* A text slice: a value inside a configuration key. */
+typedef struct slice {
+    const char *s;
+    size_t len;
+} slice;
+
+/* One parameter's distinct values while the space is built. */
+typedef struct pvals {
+    char **texts;           /* sorted by strcmp */
+    size_t n, cap;
+    uint16_t *rank;         /* texts[i]'s place in the value list */
+} pvals;
+
+/* ------------------------------------------------------------- rows */
+
+/* Append a row; takes config (freed on failure too). */
+static int push_row(reader *rd, char *config, const kt_result *r)
+{
+    if (rd->n == rd->cap) {
+        size_t cap = rd->cap ? 2 * rd->cap : 1024;
+        row *grown = realloc(rd->rows, cap * sizeof *grown);
+        if (!grown) {
+            free(config);
+            return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
+        }
+        rd->rows = grown;
+        rd->cap = cap;
+    }
+    rd->rows[rd->n++] = (row){.config = config, .result = *r};
+    return KT_OK;
+}
+
+static void reader_clear(reader *rd)
+{
+    for (size_t i = 0; i < rd->n; i++)
+        free(rd->rows[i].config);
+    free(rd->rows);
+    free(rd->problem);
+    json_object_put(rd->root);
+}
+
+/* The text of a string member of o, else fallback. */
+static const char *text_of(json_object *o, const char *name, const char *fallback)
+{
+    json_object *v = NULL;
+    if (json_object_object_get_ex(o, name, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return fallback;
+}
+
+/* Do the file's names match the options (NULL matches anything)? */
+static int check_wanted(reader *rd)
+{
+    const kt_recording_opts *o = rd->o;
+    const char *what = o->kernel && strcmp(o->kernel, rd->kernel) ? "kernel"
+                       : o->device && strcmp(o->device, rd->device) ? "device"
+                       : o->problem && strcmp(o->problem, rd->problem) ? "problem"
+                                                                        : NULL;
+    if (!what)
+        return KT_OK;
+    return kt_fail(rd->diag, KT_ENOTFOUND, "%s: records kernel '%s' problem '%s' on "
+                   "device '%s' only: no such %s", rd->path, rd->kernel, rd->problem,
+                   rd->device, what);
+}
+
+/* -------------------------------------------------- Kernel Tuner cache */
+
+static json_object *member(reader *rd, json_object *root, const char *name, json_type t)
+{
+    json_object *v = NULL;
+    if (json_object_object_get_ex(root, name, &v) && json_object_is_type(v, t))
+        return v;
+    kt_fail(rd->diag, KT_EFORMAT, "%s: not a Kernel Tuner cache: %s '%s'", rd->path,
+            v ? "wrong type of" : "no", name);
+    return NULL;
+}
+
+static int read_kerneltuner(reader *rd, json_object *root)
+{
+    json_object *device = member(rd, root, "device_name", json_type_string);
+    json_object *kernel = device ? member(rd, root, "kernel_name", json_type_string) : NULL;
+    json_object *keys = kernel ? member(rd, root, "tune_params_keys", json_type_array)
+                               : NULL;
+    json_object *cache = keys ? member(rd, root, "cache", json_type_object) : NULL;
+    if (!cache)
+        return KT_EFORMAT;
+    rd->kind = "Kernel Tuner cache";
+    kt_strlcpy(rd->device, sizeof rd->device, json_object_get_string(device));
+    kt_strlcpy(rd->kernel, sizeof rd->kernel, json_object_get_string(kernel));
+    if (!json_object_object_get_ex(root, "tune_params", &rd->lists) ||
+        !json_object_is_type(rd->lists, json_type_object))
+        rd->lists = NULL;
+    int rc = kt_kerneltuner_problem(rd->path, root, &rd->problem, rd->diag);
+    if (rc == KT_OK)
+        rc = check_wanted(rd);
+    json_object_object_foreach(cache, key, entry) {
+        if (rc != KT_OK)
+            break;
+        char *config = NULL;
+        kt_result r;
+        rc = json_object_is_type(entry, json_type_object)
+                 ? kt_kerneltuner_config_key(rd->path, keys, key, &config, rd->diag)
+                 : kt_fail(rd->diag, KT_EFORMAT, "%s: cache entry '%s' is not an object",
+                           rd->path, key);
+        if (rc == KT_OK)
+            rc = kt_kerneltuner_result(rd->path, key, entry, &r, rd->diag);
+        if (rc == KT_OK)
+            rc = push_row(rd, config, &r);
+        else
+            free(config);
+    }
+    return rc;
+}
+
+/* ----------------------------------------------------------------- T4 */
+
+/* The kernel, device and problem that result i names (ktune's export names
+ * them; other writers don't: the file's base name and "unknown"); all
+ * results must name the same. */
+static int t4_names(reader *rd, json_object *res, size_t i)
+{
+    const char *base = strrchr(rd->path, '/');
+    const char *kernel = text_of(res, "kernel", base ? base + 1 : rd->path);
+    const char *device = text_of(res, "device", "unknown");
+    const char *problem = text_of(res, "problem", "");
+    if (i == 0) {
+        kt_strlcpy(rd->kernel, sizeof rd->kernel, kernel);
+        kt_strlcpy(rd->device, sizeof rd->device, device);
+        return (rd->problem = kt_strdup(problem)) ? check_wanted(rd)
+                                                   : kt_fail(rd->diag, KT_ENOMEM,
+                                                             "out of memory");
+    }
+    if (strcmp(kernel, rd->kernel) == 0 && strcmp(device, rd->device) == 0 &&
+        strcmp(problem, rd->problem) == 0)
+        return KT_OK;
+    return kt_fail(rd->diag, KT_EFORMAT, "%s: results[%zu]: kernel '%s' problem '%s' on "
+                   "'%s', where results[0] is kernel '%s' problem '%s' on '%s': a replay "
+                   "reads one recording (hint: 'ktune import t4' stores them all, and "
+                   "'ktune db export' writes one)", rd->path, i, kernel, problem, device,
+                   rd->kernel, rd->problem, rd->device);
+}
+
+static int t4_row(reader *rd, json_object *res, size_t i, double unit_ms)
+{
+    json_object *config = NULL;
+    if (!json_object_is_type(res, json_type_object) ||
+        !json_object_object_get_ex(res, "configuration", &config) ||
+        !json_object_is_type(config, json_type_object))
+        return kt_fail(rd->diag, KT_EFORMAT, "%s: results[%zu]: no 'configuration' "
+                       "object", rd->path, i);
+    char *key = NULL;
+    kt_result r;
+    int rc = kt_t4_result(rd->path, i, unit_ms, res, &r, rd->diag);
+    if (rc == KT_OK)
+        rc = t4_names(rd, res, i);
+    if (rc == KT_OK)
+        rc = kt_t4_config_key(rd->path, i, config, &key, rd->diag);
+    if (rc == KT_OK)
+        return push_row(rd, key, &r);
+    free(key);
+    return rc;
+}
+
+static int read_t4(reader *rd, json_object *root, json_object *results)
+{
+    json_object *meta = NULL, *unit = NULL;
+    double unit_ms = 1;
+    rd->kind = "T4 results";
+    if (json_object_object_get_ex(root, "metadata", &meta) &&
+        json_object_object_get_ex(meta, "timeunit", &unit) &&
+        !(unit_ms = kt_t4_unit_ms(json_object_get_string(unit))))
+        return kt_fail(rd->diag, KT_EFORMAT, "%s: metadata.timeunit '%s' is not a time "
+                       "unit", rd->path, json_object_get_string(unit));
+    size_t n = json_object_array_length(results);
+    int rc = n ? KT_OK : kt_fail(rd->diag, KT_EFORMAT, "%s: no results", rd->path);
+    for (size_t i = 0; rc == KT_OK && i < n; i++)
+        rc = t4_row(rd, json_object_array_get_idx(results, i), i, unit_ms);
+    return rc;
+}
+
+/* ------------------------------------------------------- JSON, database */
+
+static int read_json(reader *rd)
+{
+    json_object *root = NULL, *results = NULL;
+    int rc = kt_json_file_load(rd->path, "a recording (a Kernel Tuner cache or T4 "
+                               "results)", true, &rd->root, rd->diag);
+    root = rd->root;
+    if (rc != KT_OK)
+        return rc;
+    if (json_object_is_type(root, json_type_object) &&
+        json_object_object_get_ex(root, "cache", NULL))
+        rc = read_kerneltuner(rd, root);
+    else if (json_object_is_type(root, json_type_object) &&
+             json_object_object_get_ex(root, "results", &results) &&
+             json_object_is_type(results, json_type_array))
+        rc = read_t4(rd, root, results);
+    else
+        rc = kt_fail(rd->diag, KT_EFORMAT, "%s: not a recording: a JSON object with "
+                     "neither 'cache' (a Kernel Tuner cache) nor a 'results' array (T4)",
+                     rd->path);
+    return rc;
+}
+
+/* What the database visitor keeps of the first row's keys. */
+typedef struct db_reader {
+    reader *rd;
+    char source_hash[128];
+    char other[512];        /* another recording the rows hold, "" if none */
+    int err;
+} db_reader;
+
+static int db_row(void *user, const kt_db_row *w)
+{
+    db_reader *D = user;
+    reader *rd = D->rd;
+    if (rd->n == 0) {
+        kt_strlcpy(rd->kernel, sizeof rd->kernel, w->kernel);
+        kt_strlcpy(rd->device, sizeof rd->device, w->device);
+        kt_strlcpy(D->source_hash, sizeof D->source_hash, w->source_hash);
+        if (!(rd->problem = kt_strdup(w->problem)))
+            return D->err = KT_ENOMEM, 1;
+    } else if (strcmp(rd->kernel, w->kernel) || strcmp(rd->device, w->device) ||
+               strcmp(rd->problem, w->problem) || strcmp(D->source_hash, w->source_hash)) {
+        snprintf(D->other, sizeof D->other, "kernel '%s' (source %.8s) problem '%s' on "
+                 "'%s'", w->kernel, w->source_hash, w->problem, w->device);
+        return 1;
+    }
+    char *config = kt_strdup(w->config);
+    if (!config || push_row(rd, config, &w->result) != KT_OK)
+        return D->err = KT_ENOMEM, 1;
+    return 0;
+}
+
+static int read_db(reader *rd)
+{
+    kt_db *db = NULL;
+    db_reader D = {.rd = rd};
+    kt_db_filter f = {.kernel = rd->o->kernel, .problem = rd->o->problem,
+                      .device = rd->o->device};
+    rd->kind = "ktune database";
+    int rc = kt_db_open_mode(rd->path, KT_DB_EXISTING, &db, rd->diag);
+    if (rc == KT_OK)
+        rc = kt_db_list(db, &f, db_row, &D, rd->diag);
+    kt_db_close(db);
+    if (rc != KT_OK)
+        return rc;
+    if (D.err)
+        return kt_fail(rd->diag, D.err, "out of memory");
+    if (D.other[0])
+        return kt_fail(rd->diag, KT_EINVAL, "%s holds several recordings, kernel '%s' "
+                       "problem '%s' on '%s' and %s at least: choose one with --kernel, "
+                       "--problem and --device (as 'ktune db list' shows them)", rd->path,
+                       rd->kernel, rd->problem, rd->device, D.other);
+    if (rd->n == 0)
+        return kt_fail(rd->diag, KT_ENOTFOUND, "%s: no recorded configuration%s", rd->path,
+                       rd->o->kernel || rd->o->problem || rd->o->device
+                           ? " matches --kernel, --problem and --device" : "");
+    return KT_OK;
+}
+
+/* ------------------------------------------------------------ the keys */
+
+/* The next item "NAME=VALUE" of the key at *p into name and value; false
+ * at the end. */
+static bool next_item(const char **p, slice *name, slice *value)
+{
+    if (!**p)
+        return false;
+    const char *eq = strchr(*p, '=');
+    size_t len = strcspn(*p, ",");
+    if (!eq || eq > *p + len)
+        eq = *p + len; /* no '=': checked keys have one */
+    *name = (slice){*p, (size_t)(eq - *p)};
+    *value = (slice){eq + (eq < *p + len), (size_t)(*p + len - eq - (eq < *p + len))};
+    *p += len + ((*p)[len] == ',');
+    return true;
+}
+
+/* strcmp of a slice and a string. */
+static int slice_cmp(slice a, const char *b)
+{
+    int c = strncmp(a.s, b, a.len);
+    return c ? c : b[a.len] ? -1 : 0;
+}
+
+/* The place of v among p's sorted texts: found (*at its index) or where it
+ * goes. */
+static bool pvals_find(const pvals *p, slice v, size_t *at)
+{
+    size_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = slice_cmp(v, p->texts[mid]);
+        if (c == 0) {
+            *at = mid;
+            return true;
+        }
+        if (c > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *at = lo;
+    return false;
+}
+
+static int pvals_add(pvals *p, slice v)
+{
+    size_t at;
+    if (pvals_find(p, v, &at))
+        return KT_OK;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 16;
+        char **grown = realloc(p->texts, cap * sizeof *grown);
+        if (!grown)
+            return KT_ENOMEM;
+        p->texts = grown;
+        p->cap = cap;
+    }
+    char *text = malloc(v.len + 1);
+    if (!text)
+        return KT_ENOMEM;
+    memcpy(text, v.s, v.len);
+    text[v.len] = '\0';
+    memmove(p->texts + at + 1, p->texts + at, (p->n - at) * sizeof *p->texts);
+    p->texts[at] = text;
+    p->n++;
+    return KT_OK;
+}
+
+static void pvals_clear(pvals *p, size_t np)
+{
+    for (size_t d = 0; p && d < np; d++) {
+        for (size_t i = 0; i < p[d].n; i++)
+            free(p[d].texts[i]);
+        free(p[d].texts);
+        free(p[d].rank);
+    }
+    free(p);
+}
+
+/* The parameter names of the first row, checked against every row, and
+ * every row's values into vals (np entries, calloc'ed). */
+static int collect(reader *rd, pvals **vals, size_t *np)
+{
+    const char *first = rd->rows[0].config, *p = first;
+    slice name, value, fname, fvalue;
+    for (*np = 0; next_item(&p, &name, &value);)
+        (*np)++;
+    if (*np == 0)
+        return kt_fail(rd->diag, KT_EFORMAT, "%s: the recording has no tuning "
+                       "parameters", rd->path);
+    if (!(*vals = calloc(*np, sizeof **vals)))
+        return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < rd->n; i++) {
+        const char *f = first;
+        size_t d = 0;
+        bool same = true;
+        for (p = rd->rows[i].config; same && next_item(&p, &name, &value); d++) {
+            same = d < *np && next_item(&f, &fname, &fvalue) && name.len == fname.len &&
+                   memcmp(name.s, fname.s, name.len) == 0;
+            if (same && pvals_add(&(*vals)[d], value) != KT_OK)
+                return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
+        }
+        if (!same || d != *np)
+            return kt_fail(rd->diag, KT_EFORMAT, "%s: configuration '%.200s' does not "
+                           "have the parameters of the first one, '%.200s'", rd->path,
+                           rd->rows[i].config, first);
+    }
+    return KT_OK;
+}
+
+/* ------------------------------------------------------- value orders */
+
+/* text as a number, if all of it is one. */
+static bool number_of(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    return *text && !*end && isfinite(*out);
+}
+
+/* How a value sorts: by k1, then k2. */
+typedef struct order_key {
+    double k1, k2;
+    size_t i;               /* index into the sorted texts */
+} order_key;
+
+static int by_key(const void *a, const void *b)
+{
+    const order_key *x = a, *y = b;
+    return x->k1 != y->k1 ? (x->k1 > y->k1) - (x->k1 < y->k1)
+                          : (x->k2 > y->k2) - (x->k2 < y->k2);
+}
+
+/* A tune_params value as a cache key writes it (Python's str()). */
+static const char *list_text(json_object *v)
+{
+    if (json_object_is_type(v, json_type_boolean))
+        return json_object_get_boolean(v) ? "True" : "False";
+    return json_object_get_string(v);
+}
+
+/* Where text stands in the file's list of the parameter's values; -1 when
+ * it is not there. */
+static long list_place(json_object *list, const char *text)
+{
+    double x, y;
+    bool num = number_of(text, &x);
+    for (size_t j = 0; j < json_object_array_length(list); j++) {
+        const char *t = list_text(json_object_array_get_idx(list, j));
+        if (t && (strcmp(t, text) == 0 || (num && number_of(t, &y) && x == y)))
+            return (long)j;
+    }
+    return -1;
+}
+
+/* p->rank: the value order of parameter name (recording.h). */
+static int order_values(pvals *p, const char *name, json_object *lists)
+{
+    order_key *k = malloc(p->n * sizeof *k);
+    if (!k || !(p->rank = malloc(p->n * sizeof *p->rank))) {
+        free(k);
+        return KT_ENOMEM;
+    }
+    bool numeric = true;
+    for (size_t i = 0; i < p->n; i++) {
+        k[i] = (order_key){.k1 = (double)i, .k2 = (double)i, .i = i};
+        numeric = numeric && number_of(p->texts[i], &k[i].k1);
+    }
+    if (!numeric)
+        for (size_t i = 0; i < p->n; i++)
+            k[i].k1 = (double)i;
+    qsort(k, p->n, sizeof *k, by_key);
+    json_object *list = NULL;
+    if (lists && json_object_object_get_ex(lists, name, &list) &&
+        json_object_is_type(list, json_type_array)) {
+        size_t len = json_object_array_length(list);
+        for (size_t r = 0; r < p->n; r++) {
+            long at = list_place(list, p->texts[k[r].i]);
+            k[r].k1 = at >= 0 ? (double)at : (double)(len + r);
+            k[r].k2 = (double)r;
+        }
+        qsort(k, p->n, sizeof *k, by_key);
+    }
+    for (size_t r = 0; r < p->n; r++)
+        p->rank[k[r].i] = (uint16_t)r;
+    free(k);
+    return KT_OK;
+}
+
+/* ---------------------------------------------------------------- spec */
+
+/* The problem key's items as problem parameters, when every value is a
+ * number (then the run's problem key is the recorded one). */
+static int spec_problem(kt_spec *s, const char *key)
+{
+    char **names = NULL, **values = NULL;
+    size_t n = 0;
+    double v;
+    if (!*key || kt_key_fields(key, &names, &values, &n) != KT_OK)
+        return KT_OK;
+    bool numeric = true;
+    for (size_t i = 0; i < n; i++)
+        numeric = numeric && number_of(values[i], &v);
+    if (numeric && (s->problem = calloc(n, sizeof *s->problem))) {
+        for (size_t i = 0; i < n; i++) {
+            s->problem[i] = (kt_problem_spec){.name = names[i]};
+            number_of(values[i], &s->problem[i].default_value);
+            names[i] = NULL;
+        }
+        s->nproblem = n;
+    }
+    kt_key_fields_free(names, values, n);
+    return numeric && !s->problem ? KT_ENOMEM : KT_OK;
+}
+
+/* The expression names, as spec.c lays them out: parameters, problem
+ * names, ProblemSize[i]. */
+static int spec_names(kt_spec *s)
+{
+    s->nnames = s->nparams + 2 * s->nproblem;
+    if (!(s->names = calloc(s->nnames, sizeof *s->names)))
+        return KT_ENOMEM;
+    for (size_t i = 0; i < s->nparams; i++)
+        s->names[i] = kt_strdup(s->params[i].name);
+    for (size_t i = 0; i < s->nproblem; i++) {
+        s->names[s->nparams + i] = kt_strdup(s->problem[i].name);
+        s->names[s->nparams + s->nproblem + i] = kt_asprintf("ProblemSize[%zu]", i);
+    }
+    for (size_t i = 0; i < s->nnames; i++)
+        if (!s->names[i])
+            return KT_ENOMEM;
+    return KT_OK;
+}
+
+/* Parameter d: its name from the first key, its values in their order
+ * (v->rank set here). */
+static int spec_param(kt_param_spec *p, slice name, pvals *v, json_object *lists)
+{
+    if (!(p->name = malloc(name.len + 1)) || !(p->texts = calloc(v->n, sizeof *p->texts)) ||
+        !(p->values = malloc(v->n * sizeof *p->values)))
+        return KT_ENOMEM;
+    memcpy(p->name, name.s, name.len);
+    p->name[name.len] = '\0';
+    p->nvalues = v->n;
+    if (order_values(v, p->name, lists) != KT_OK)
+        return KT_ENOMEM;
+    bool numeric = true;
+    for (size_t i = 0; i < v->n; i++)
+        numeric = numeric && number_of(v->texts[i], &p->values[v->rank[i]]);
+    for (size_t i = 0; i < v->n; i++) {
+        if (!(p->texts[v->rank[i]] = kt_strdup(v->texts[i])))
+            return KT_ENOMEM;
+        if (!numeric)
+            p->values[v->rank[i]] = v->rank[i];
+    }
+    return KT_OK;
+}
+
+static int build_spec(reader *rd, pvals *vals, size_t np, kt_spec **out)
+{
+    kt_spec *s = *out = calloc(1, sizeof *s);
+    if (!s || !(s->params = calloc(np, sizeof *s->params)))
+        return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
+    s->nparams = np;
+    s->language = KT_LANG_NONE;
+    s->budget.kind = KT_BUDGET_NONE;
+    int rc = (s->path = kt_strdup(rd->path)) && (s->name = kt_strdup(rd->kernel)) &&
+                     (s->kernel_name = kt_strdup(rd->kernel)) &&
+                     (s->source_hash = kt_strdup("recording"))
+                 ? KT_OK
+                 : KT_ENOMEM;
+    const char *p = rd->rows[0].config;
+    slice name, value;
+    for (size_t d = 0; rc == KT_OK && d < np && next_item(&p, &name, &value); d++) {
+        if (vals[d].n > MAX_VALUES)
+            return kt_fail(rd->diag, KT_EFORMAT, "%s: parameter '%.*s' has %zu values, "
+                           "more than %d", rd->path, (int)name.len, name.s, vals[d].n,
+                           MAX_VALUES);
+        rc = spec_param(&s->params[d], name, &vals[d], rd->lists);
+    }
+    if (rc == KT_OK)
+        rc = spec_problem(s, rd->problem);
+    if (rc == KT_OK)
+        rc = spec_names(s);
+    return rc == KT_OK ? KT_OK : kt_fail(rd->diag, rc, "out of memory");
+}
+
+/* --------------------------------------------------------------- space */
+
+static int cfg_order(const void *a, const void *b, void *np)
+{
+    const uint16_t *x = a, *y = b;
+    for (size_t d = 0; d < *(const size_t *)np; d++)
+        if (x[d] != y[d])
+            return x[d] < y[d] ? -1 : 1;
+    return 0;
+}
+
+/* Sort n configurations and drop repeats; returns how many stay. */
+static size_t sort_unique(uint16_t *cfgs, size_t n, size_t np)
+{
+    qsort_r(cfgs, n, np * sizeof *cfgs, cfg_order, &np);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kept == 0 || cfg_order(cfgs + (kept - 1) * np, cfgs + i * np, &np))
+            memmove(cfgs + kept++ * np, cfgs + i * np, np * sizeof *cfgs);
+    return kept;
+}
+
+/* A row's value indices (collect saw every value). */
+static void row_cfg(const row *w, const pvals *vals, uint16_t *cfg)
+{
+    const char *p = w->config;
+    slice name, value;
+    size_t at = 0;
+    for (size_t d = 0; next_item(&p, &name, &value); d++) {
+        pvals_find(&vals[d], value, &at);
+        cfg[d] = vals[d].rank[at];
+    }
+}
+
+/* Every row into the replay; the rows inside the space (recording.h) into
+ * its space, the first of them the spec's default. */
+static int build_replay(reader *rd, kt_spec *spec, const pvals *vals, kt_replay **out)
+{
+    size_t np = spec->nparams, n = 0;
+    uint16_t *space = malloc(rd->n * np * sizeof *space);
+    int rc = space ? kt_replay_new(rd->device, out, rd->diag)
+                   : kt_fail(rd->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == KT_OK && i < rd->n; i++) {
+        const row *w = &rd->rows[i];
+        rc = kt_replay_add(*out, w->config, &w->result, rd->diag);
+        if (w->result.status == KT_STATUS_INVALID)
+            continue;
+        row_cfg(w, vals, space + n * np);
+        for (size_t d = 0; n == 0 && d < np; d++)
+            spec->params[d].default_index = space[d];
+        n++;
+    }
+    if (rc == KT_OK && n == 0)
+        rc = kt_fail(rd->diag, KT_EEMPTY, "%s: every recorded configuration is invalid "
+                     "(outside the space): nothing to replay", rd->path);
+    if (rc != KT_OK) {
+        free(space);
+        return rc;
+    }
+    kt_replay_finish(*out);
+    kt_replay_set_space(*out, space, sort_unique(space, n, np));
+    return KT_OK;
+}
+
+/* ---------------------------------------------------------------- public */
+
+/* The rows of the file, by its kind: an SQLite header is a database,
+ * anything else is read as JSON (bzip2 or not). */
+static int read_file(reader *rd)
+{
+    char head[16] = {0};
+    FILE *f = fopen(rd->path, "rb");
+    bool db = f && fread(head, 1, sizeof head, f) == sizeof head &&
+              memcmp(head, "SQLite format 3", 16) == 0;
+    if (f)
+        fclose(f);
+    int rc = db ? read_db(rd) : read_json(rd);
+    if (rc == KT_OK && rd->n == 0)
+        rc = kt_fail(rd->diag, KT_EFORMAT, "%s: records no configuration", rd->path);
+    return rc;
+}
+
+int kt_recording_open(const char *path, const kt_recording_opts *o, kt_recording **out,
+                      kt_diag *diag)
+{
+    static const kt_recording_opts NONE = {0};
+    reader rd = {.path = path, .o = o ? o : &NONE, .diag = diag};
+    kt_recording *r = calloc(1, sizeof *r);
+    pvals *vals = NULL;
+    size_t np = 0;
+    *out = NULL;
+    int rc = r ? read_file(&rd) : kt_fail(diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK)
+        rc = collect(&rd, &vals, &np);
+    if (rc == KT_OK)
+        rc = build_spec(&rd, vals, np, &r->spec);
+    if (rc == KT_OK)
+        rc = build_replay(&rd, r->spec, vals, &r->replay);
+    if (r) {
+        r->kind = rd.kind;
+        r->problem = rd.problem;
+        rd.problem = NULL;
+    }
+    pvals_clear(vals, np);
+    reader_clear(&rd);
+    if (rc != KT_OK)
+        kt_recording_free(r);
+    else
+        *out = r;
+    return rc;
+}
+
+void kt_recording_free(kt_recording *r)
+{
+    if (!r)
+        return;
+    kt_spec_free(r->spec);
+    kt_replay_free(r->replay);
+    free(r->problem);
+    free(r);
+}
+
+const kt_spec *kt_recording_spec(const kt_recording *r) { return r->spec; }
+const kt_replay *kt_recording_replay(const kt_recording *r) { return r->replay; }
+const char *kt_recording_kind(const kt_recording *r) { return r->kind; }
+const char *kt_recording_problem(const kt_recording *r) { return r->problem ? r->problem : ""; }

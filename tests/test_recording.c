@@ -1,0 +1,237 @@
+/* test_recording.c - recordings read from their files with no spec
+ * (store/recording.h): the spec they give (parameters, value orders, the
+ * default), the space (invalid entries outside, failures inside), every
+ * strategy replaying them within its budget and by its seed, bzip2, and one
+ * clear line for each bad file.
+ *
+ * The cache is synthetic, written here: two parameters, X listed in
+ * tune_params in the order 4, 1, 2 (not sorted) and Y in 10, 20, 30; 9
+ * entries, of which X=2,Y=30 is InvalidConfig and X=1,Y=20 failed at run
+ * time. */
+#include "core/space.h"
+#include "core/util.h"
+#include "search/strategy.h"
+#include "store/recording.h"
+#include "tune/tuner.h"
+#include "test.h"
+
+static const char CACHE[] =
+    "{\"device_name\": \"GPU 9\", \"kernel_name\": \"k\", \"problem_size\": [64, 8],\n"
+    " \"tune_params_keys\": [\"X\", \"Y\"],\n"
+    " \"tune_params\": {\"X\": [4, 1, 2], \"Y\": [10, 20, 30]},\n"
+    " \"cache\": {\n"
+    "  \"1,10\": {\"time\": 5.0}, \"1,20\": {\"time\": \"RuntimeFailedConfig\"},\n"
+    "  \"1,30\": {\"time\": 4.0}, \"2,10\": {\"time\": 3.0}, \"2,20\": {\"time\": 2.5},\n"
+    "  \"2,30\": {\"time\": \"InvalidConfig\"}, \"4,10\": {\"time\": 6.0},\n"
+    "  \"4,20\": {\"time\": 1.5}, \"4,30\": {\"time\": 7.0}}}\n";
+
+static const char *write_file(const char *name, const char *text)
+{
+    const char *path = kt_test_tmp(name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static kt_recording *open_ok(const char *path)
+{
+    kt_recording *r = NULL;
+    kt_diag d = {{0}};
+    int rc = kt_recording_open(path, NULL, &r, &d);
+    if (rc != KT_OK)
+        fprintf(stderr, "%s\n", d.msg);
+    CHECK(rc == KT_OK);
+    return r;
+}
+
+/* The error line of opening path. */
+static const char *open_error(const char *path, int want)
+{
+    static kt_diag d;
+    kt_recording *r = NULL;
+    CHECK_EQ_INT(kt_recording_open(path, NULL, &r, &d), want);
+    CHECK(r == NULL);
+    CHECK(strchr(d.msg, '\n') == NULL);
+    return d.msg;
+}
+
+static void test_a_cache_gives_its_parameters_in_its_order(void)
+{
+    kt_recording *r = open_ok(write_file("c.json", CACHE));
+    const kt_spec *s = kt_recording_spec(r);
+    CHECK_STR(s->name, "k");
+    CHECK_STR(kt_recording_kind(r), "Kernel Tuner cache");
+    CHECK_STR(kt_recording_problem(r), "ProblemSize_0=64,ProblemSize_1=8");
+    CHECK_EQ_INT(s->nparams, 2);
+    CHECK_STR(s->params[0].name, "X");
+    CHECK_EQ_INT(s->params[0].nvalues, 3);
+    CHECK_STR(s->params[0].texts[0], "4"); /* tune_params' order */
+    CHECK_STR(s->params[0].texts[1], "1");
+    CHECK_STR(s->params[0].texts[2], "2");
+    CHECK_NEAR(s->params[0].values[2], 2, 0);
+    CHECK_STR(s->params[1].texts[2], "30");
+    CHECK_EQ_INT(s->params[0].default_index, 1); /* the first entry: X=1,Y=10 */
+    CHECK_EQ_INT(s->params[1].default_index, 0);
+    CHECK_EQ_INT(s->nproblem, 2);
+    kt_recording_free(r);
+}
+
+static void test_invalid_entries_are_outside_the_space_failures_inside(void)
+{
+    kt_recording *r = open_ok(write_file("c.json", CACHE));
+    const kt_spec *s = kt_recording_spec(r);
+    kt_problem prob = {0};
+    kt_space *sp = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_problem_parse(s, NULL, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(s, &prob, &sp, &d) == KT_OK);
+    uint64_t n = 0;
+    const uint16_t *cfgs = kt_replay_space(kt_recording_replay(r), &n);
+    kt_space_restrict(sp, cfgs, n);
+    uint64_t count = 0;
+    CHECK(kt_space_count(sp, &count, NULL) == KT_OK);
+    CHECK_EQ_INT(count, 8);
+    uint16_t invalid[2] = {2, 2}, failed[2] = {1, 1}; /* X=2,Y=30; X=1,Y=20 */
+    CHECK(!kt_space_is_valid(sp, invalid));
+    CHECK(kt_space_is_valid(sp, failed));
+    /* neighbours along X's list 4, 1, 2 from X=4,Y=30: X=1 only (adjacent) */
+    uint16_t from[2] = {0, 2}, out[8];
+    size_t nn = 0;
+    CHECK(kt_space_neighbours(sp, from, KT_NBR_ADJACENT, out, 4, &nn) == KT_OK);
+    CHECK_EQ_INT(nn, 2); /* X=1,Y=30 and X=4,Y=20 */
+    CHECK(kt_space_build(sp, 100, &d) == KT_OK);
+    CHECK_EQ_INT(kt_space_size(sp), 8);
+    kt_space_free(sp);
+    kt_problem_clear(&prob);
+
+    kt_tune_opts o = kt_tune_defaults();
+    o.replay = kt_recording_replay(r);
+    o.strategy = "brute_force";
+    kt_tune_report rep;
+    CHECK(kt_tune(s, &o, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.space_size, 8);
+    CHECK_EQ_INT(rep.by_status[KT_STATUS_RUNTIME_ERROR], 1);
+    CHECK_EQ_INT(rep.by_status[KT_STATUS_OK], 7);
+    CHECK_STR(rep.best_config, "X=4,Y=20");
+    CHECK_STR(rep.problem, "ProblemSize_0=64,ProblemSize_1=8");
+    kt_tune_report_clear(&rep);
+    kt_recording_free(r);
+}
+
+/* A best time of one run of strategy by seed; checks the budget. */
+static double run(kt_recording *r, const char *strategy, uint64_t seed, uint64_t budget)
+{
+    kt_tune_opts o = kt_tune_defaults();
+    o.replay = kt_recording_replay(r);
+    o.strategy = strategy;
+    o.seed = seed;
+    o.budget = (kt_budget){KT_BUDGET_COUNT, (double)budget};
+    kt_tune_report rep;
+    kt_diag d = {{0}};
+    int rc = kt_tune(kt_recording_spec(r), &o, &rep, &d);
+    if (rc != KT_OK)
+        fprintf(stderr, "%s: %s\n", strategy, d.msg);
+    CHECK(rc == KT_OK);
+    CHECK(rep.measured <= budget);
+    CHECK_EQ_INT(rep.by_status[KT_STATUS_INVALID], 0);
+    double best = rep.best_config ? rep.best.time_ms : INFINITY;
+    kt_tune_report_clear(&rep);
+    return best;
+}
+
+static void test_every_strategy_replays_within_budget_and_by_seed(void)
+{
+    kt_recording *r = open_ok(write_file("c.json", CACHE));
+    for (size_t i = 0; i < kt_strategy_count(); i++) {
+        const char *name = kt_strategy_at(i)->name;
+        for (uint64_t seed = 1; seed <= 3; seed++)
+            CHECK(run(r, name, seed, 4) == run(r, name, seed, 4));
+        CHECK(run(r, name, 1, 100) == 1.5); /* the whole space finds the optimum */
+    }
+    kt_recording_free(r);
+}
+
+static void test_a_bzip2_cache_reads_as_the_plain_one(void)
+{
+    const char *plain = write_file("c.json", CACHE);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "bzip2 -k -c '%s' > '%s'", plain, kt_test_tmp("c.json.bz2"));
+    if (system(cmd) != 0)
+        KT_SKIP("no bzip2 command");
+    kt_recording *r = open_ok(kt_test_tmp("c.json.bz2"));
+    CHECK_EQ_INT(kt_recording_spec(r)->nparams, 2);
+    uint64_t n = 0;
+    CHECK(kt_replay_space(kt_recording_replay(r), &n) != NULL);
+    CHECK_EQ_INT(n, 8);
+    kt_recording_free(r);
+}
+
+static void test_a_t4_file_names_its_kernel_and_device(void)
+{
+    const char *t4 =
+        "{\"metadata\": {\"timeunit\": \"s\"}, \"results\": [\n"
+        " {\"configuration\": {\"A\": 1, \"B\": true}, \"times\": {}, \"invalidity\": "
+        "\"correct\", \"correctness\": 1, \"kernel\": \"kk\", \"device\": \"dd\",\n"
+        "  \"measurements\": [{\"name\": \"time\", \"value\": 0.002, \"unit\": \"\"}]},\n"
+        " {\"configuration\": {\"A\": 2, \"B\": false}, \"times\": {}, \"invalidity\": "
+        "\"constraints\", \"correctness\": 0, \"kernel\": \"kk\", \"device\": \"dd\"}]}\n";
+    kt_recording *r = open_ok(write_file("t.json", t4));
+    const kt_spec *s = kt_recording_spec(r);
+    CHECK_STR(kt_recording_kind(r), "T4 results");
+    CHECK_STR(s->name, "kk");
+    CHECK_STR(kt_replay_device(kt_recording_replay(r)), "dd");
+    CHECK_STR(s->params[1].texts[0], "False"); /* strings sort as text */
+    uint64_t n = 0;
+    kt_replay_space(kt_recording_replay(r), &n);
+    CHECK_EQ_INT(n, 1);
+    kt_result res;
+    CHECK(kt_replay_find(kt_recording_replay(r), "A=1,B=True", &res));
+    CHECK_NEAR(res.time_ms, 2, 1e-12); /* seconds to ms */
+    kt_recording_free(r);
+}
+
+static void test_bad_files_are_one_clear_line(void)
+{
+    char cut[200]; /* ends in "[10, 2" */
+    snprintf(cut, sizeof cut, "%.*s", (int)(strstr(CACHE, "20, 30") - CACHE + 1), CACHE);
+    const char *msg = open_error(write_file("cut.json", cut), KT_EFORMAT);
+    CHECK(strstr(msg, "cut.json:3:") && strstr(msg, "unexpected end of file"));
+
+    const char *wrong =
+        "{\"device_name\": \"d\", \"kernel_name\": \"k\", \"tune_params_keys\": [\"X\"],"
+        " \"cache\": {\"1\": {\"time\": 1}, \"1,2\": {\"time\": 2}}}";
+    msg = open_error(write_file("arity.json", wrong), KT_EFORMAT);
+    CHECK(strstr(msg, "arity.json: cache entry '1,2': 2 values for 1 tuning parameters"));
+
+    const char *t4 = "{\"results\": [{\"configuration\": {\"A\": 1}, \"invalidity\": "
+                     "\"correct\", \"correctness\": 1}]}";
+    msg = open_error(write_file("t4.json", t4), KT_EFORMAT);
+    CHECK(strstr(msg, "t4.json: results[0]: no 'times'"));
+
+    const char *mixed =
+        "{\"results\": [{\"configuration\": {\"A\": 1}, \"times\": {}, \"invalidity\": "
+        "\"compile\", \"correctness\": 0}, {\"configuration\": {\"B\": 1}, \"times\": {},"
+        " \"invalidity\": \"compile\", \"correctness\": 0}]}";
+    msg = open_error(write_file("mixed.json", mixed), KT_EFORMAT);
+    CHECK(strstr(msg, "configuration 'B=1' does not have the parameters of the first"));
+
+    msg = open_error(write_file("x.json", "[1, 2]"), KT_EFORMAT);
+    CHECK(strstr(msg, "x.json: not a recording"));
+    msg = open_error(write_file("bz.json", "BZh91AY&SY garbage"), KT_EFORMAT);
+    CHECK(strstr(msg, "bz.json: corrupt or truncated bzip2 data"));
+    msg = open_error(kt_test_tmp("absent.json"), KT_EIO);
+    CHECK(strstr(msg, "absent.json"));
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_a_cache_gives_its_parameters_in_its_order),
+    KT_T(test_invalid_entries_are_outside_the_space_failures_inside),
+    KT_T(test_every_strategy_replays_within_budget_and_by_seed),
+    KT_T(test_a_bzip2_cache_reads_as_the_plain_one),
+    KT_T(test_a_t4_file_names_its_kernel_and_device),
+    KT_T(test_bad_files_are_one_clear_line),
+};
+
+KT_TEST_MAIN(TESTS)
