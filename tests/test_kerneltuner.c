@@ -97,10 +97,42 @@ static void test_t4_results_all_or_nothing(void)
     kt_db_close(db);
 }
 
+/* A file whose configurations name other parameters than the rows stored
+ * for its kernel is refused whole, naming the names that differ. */
+static void test_other_parameter_names_are_refused(void)
+{
+    kt_db *db;
+    kt_diag d = {{0}};
+    kt_kerneltuner_stats st;
+    kt_t4_stats t4;
+    kt_t4_options o = {.device = "G", .kernel = "k"};
+    CHECK(kt_db_open(kt_test_tmp("n.db"), &db, &d) == KT_OK);
+    CHECK(kt_kerneltuner_import(write_temp("a.json", "{\"device_name\": \"G\", "
+                                "\"kernel_name\": \"k\", \"tune_params_keys\": [\"a\"], "
+                                "\"cache\": {\"1\": {\"time\": 1}, \"2\": {\"time\": 2}}}"),
+                                db, &st, &d) == KT_OK);
+    CHECK(kt_kerneltuner_import(write_temp("ab.json", "{\"device_name\": \"H\", "
+                                "\"kernel_name\": \"k\", \"tune_params_keys\": [\"a\", "
+                                "\"b\"], \"cache\": {\"1,1\": {\"time\": 1}}}"),
+                                db, &st, &d) == KT_EFORMAT);
+    CHECK(strstr(d.msg, "ab.json: tune_params_keys: parameters (a, b) other than those "
+                 "of kernel 'k' in the database (a): new: b (hint:") != NULL);
+    CHECK(kt_t4_import(write_temp("b.t4", "{\"results\": [{\"configuration\": "
+                       "{\"b\": 1}, \"times\": {}, \"invalidity\": \"compile\", "
+                       "\"correctness\": 1}]}"), db, &o, &t4, &d) == KT_EFORMAT);
+    CHECK(strstr(d.msg, "results[0]: parameters (b) other than those of kernel 'k' in "
+                 "the database (a): new: b; missing: a") != NULL);
+    int n = 0;
+    CHECK(kt_db_list(db, NULL, count, &n, &d) == KT_OK);
+    CHECK_EQ_INT(n, 2);
+    kt_db_close(db);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_fixture_is_stored_with_its_times),
     KT_T(test_a_bad_entry_stores_nothing),
     KT_T(test_t4_results_all_or_nothing),
+    KT_T(test_other_parameter_names_are_refused),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -1,6 +1,7 @@
 /* kerneltuner.c - a Kernel Tuner cache file stored as measurements. */
 #include "store/kerneltuner.h"
 #include "core/util.h"
+#include "store/import_names.h"
 #include "store/json_file.h"
 
 #include <json-c/json.h>
@@ -13,6 +14,7 @@ typedef struct importer {
     kt_db *db;
     const char *path;
     json_object *keys;      /* tune_params_keys */
+    kt_import_names names;  /* those of the kernel's stored rows */
     int64_t device, kernel, problem;
     kt_kerneltuner_stats *st;
     kt_diag *diag;
@@ -217,6 +219,9 @@ static int store_entry(importer *im, const char *key, json_object *entry)
     char created[96];
     created_of(entry, created);
     int rc = config_key(im, key, &config);
+    if (rc == KT_OK && im->st->rows == 0) /* every entry has the same names */
+        rc = kt_import_names_check(&im->names, im->db, im->path, "tune_params_keys",
+                                   im->st->kernel, config, im->diag);
     if (rc == KT_OK)
         rc = entry_result(im, key, entry, &r);
     int64_t before = kt_db_changes(im->db);
@@ -303,6 +308,7 @@ int kt_kerneltuner_import(const char *path, kt_db *db, kt_kerneltuner_stats *sta
     *stats = (kt_kerneltuner_stats){0};
     importer im = {.db = db, .path = path, .st = stats, .diag = diag};
     int rc = kt_json_file_import(path, "a Kernel Tuner cache", true, db, import_root, &im, diag);
+    kt_import_names_clear(&im.names);
     if (rc != KT_OK)
         stats->added = 0;
     return rc;

@@ -16,6 +16,8 @@
  * of the tune_params; the problem is "ProblemSize_0=N,..." ("" without a
  * problem_size).  A cache that Kernel Tuner left open (a run still going
  * or killed: the text ends with ',') is read as Kernel Tuner reads it.
+ * tune_params_keys must be the parameters, in order, of the rows already
+ * stored under kernel_name (store/import_names.h).
  */
 #ifndef KT_KERNELTUNER_H
 #define KT_KERNELTUNER_H

@@ -1,6 +1,7 @@
 /* t4.c - a T4 results file stored as measurements. */
 #include "store/t4.h"
 #include "core/util.h"
+#include "store/import_names.h"
 #include "store/json_file.h"
 
 #include <json-c/json.h>
@@ -15,6 +16,7 @@ typedef struct importer {
     const kt_t4_options *o;
     double unit_ms;         /* the file's time unit (metadata.timeunit), in ms */
     size_t index;           /* of the result being read */
+    kt_import_names names;  /* those of the kernel's stored rows */
     kt_t4_stats *st;
     kt_diag *diag;
 } importer;
@@ -88,8 +90,11 @@ static int status_of(importer *im, json_object *res, kt_status *out)
         {"runtime", KT_STATUS_RUNTIME_ERROR}, {"timeout", KT_STATUS_TIMEOUT},
         {"correctness", KT_STATUS_WRONG_RESULT}, {"constraints", KT_STATUS_INVALID},
     };
-    const char *inv = text_of(res, "invalidity", "");
+    const char *inv = text_of(res, "invalidity", NULL);
     json_object *corr = NULL;
+    if (!inv)
+        return bad(im, "no 'invalidity' (correct, compile, runtime, timeout, "
+                       "correctness or constraints)");
     json_object_object_get_ex(res, "correctness", &corr);
     for (size_t i = 0; i < KT_ARRAY_LEN(CLASSES); i++)
         if (strcmp(inv, CLASSES[i].name) == 0) {
@@ -193,6 +198,11 @@ static int store_result(importer *im, json_object *res)
         rc = keys_of(im, res, ids);
     if (rc == KT_OK)
         rc = config_key(im, config, &key);
+    char where[48];
+    snprintf(where, sizeof where, "results[%zu]", im->index);
+    if (rc == KT_OK)
+        rc = kt_import_names_check(&im->names, im->db, im->path, where,
+                                   text_of(res, "kernel", im->o->kernel), key, im->diag);
     int64_t before = kt_db_changes(im->db);
     if (rc == KT_OK)
         rc = kt_db_record_at(im->db, ids[0], ids[1], ids[2], key, &r, NULL, im->diag);
@@ -234,6 +244,7 @@ int kt_t4_import(const char *path, kt_db *db, const kt_t4_options *o,
     importer im = {.db = db, .path = path, .o = o, .st = stats, .diag = diag};
     int rc = kt_json_file_import(path, "a T4 results file", false, db, import_root, &im,
                                  diag);
+    kt_import_names_clear(&im.names);
     if (rc != KT_OK)
         stats->added = 0;
     return rc;

@@ -9,7 +9,9 @@
  * correctness 0, is a wrong result).  Device, kernel, source_hash and
  * problem come from the result where it names them (ktune's export does),
  * else from the options; the compile time is times.compilation (Kernel
- * Tuner's key, ms) or times.compilation_time.
+ * Tuner's key, ms) or times.compilation_time.  Every configuration of a
+ * kernel names the same parameters, in order, as its rows already stored,
+ * else as the file's first result of it (store/import_names.h).
  */
 #ifndef KT_T4_H
 #define KT_T4_H

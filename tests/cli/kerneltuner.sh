@@ -127,13 +127,49 @@ pass "import t4: ktune's export round-trips, Kernel Tuner's layout with --device
 
 before=$(sum "$TMP/kt.db")
 sed 's/"invalidity": "compile", //' "$TMP/kt.t4.json" >"$TMP/noinv.json"
-expect_fail 1 "noinv.json: results\[1\]: invalidity is not one of" \
+expect_fail 1 "noinv.json: results\[1\]: no 'invalidity' \(correct, compile," \
     "$KTUNE" import t4 "$TMP/noinv.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k
 head -c 200 "$TMP/kt.t4.json" >"$TMP/trunc.t4.json"
 expect_fail 1 "trunc.t4.json:[0-9]+:[0-9]+: not a T4 results file: invalid JSON: unexpected end of file" \
     "$KTUNE" import t4 "$TMP/trunc.t4.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k
 [ "$(sum "$TMP/kt.db")" = "$before" ] || fail "a bad T4 file changed the database"
 pass "bad T4 files: one line each, nothing stored"
+
+# --- parameter names: a file whose configurations name other parameters
+# than the rows stored under its kernel's name is refused whole (training,
+# replay and the exports read a kernel's rows as one table)
+"$KTUNE" db export csv --db "$TMP/k.db" >"$TMP/k.before"
+python3 - "$DATA/vector_add_a4000.json" "$TMP/tile.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["tune_params_keys"].append("tile")
+doc["tune_params"]["tile"] = [1]
+doc["cache"] = {k + ",1": dict(e, tile=1) for k, e in doc["cache"].items()}
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+expect_fail 1 "^ktune: error: [^ ]*tile.json: tune_params_keys: parameters \(block_size_x, tile\) other than those of kernel 'vector_add' in the database \(block_size_x\): new: tile \(hint: import into another --db\)$" \
+    "$KTUNE" import kerneltuner "$TMP/tile.json" --db "$TMP/k.db"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "more than one line: $(cat "$TMP/err")"
+"$KTUNE" db export csv --db "$TMP/k.db" | cmp -s - "$TMP/k.before" ||
+    fail "a refused cache changed the database: $(rows "$TMP/k.db") rows"
+"$KTUNE" import kerneltuner "$TMP/tile.json" --db "$TMP/tile.db" | grep -q "15 new" ||
+    fail "the cache with a tile parameter, into a database of its own"
+# T4: the stored kernel k names bx, alg, on
+"$KTUNE" db export csv --db "$TMP/kt.db" >"$TMP/kt.before"
+sed 's/"alg": "a", //' "$TMP/kt.t4.json" >"$TMP/noalg.t4.json"
+expect_fail 1 "noalg.t4.json: results\[0\]: parameters \(bx, on\) other than those of kernel 'k' in the database \(bx, alg, on\): missing: alg" \
+    "$KTUNE" import t4 "$TMP/noalg.t4.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k
+sed 's/"bx": \([0-9]*\), "alg": "a"/"alg": "a", "bx": \1/' "$TMP/kt.t4.json" >"$TMP/order.t4.json"
+expect_fail 1 "order.t4.json: results\[0\]: parameters \(alg, bx, on\) other than .* \(bx, alg, on\): the same names in another order" \
+    "$KTUNE" import t4 "$TMP/order.t4.json" --db "$TMP/kt.db" --device "GPU Y" --kernel k
+"$KTUNE" db export csv --db "$TMP/kt.db" | cmp -s - "$TMP/kt.before" ||
+    fail "a refused T4 file changed the database: $(rows "$TMP/kt.db") rows"
+# within one file: a result that lacks a key of the first
+sed 's/"bx": 256, "alg": "a", /"bx": 256, /' "$TMP/kt.t4.json" >"$TMP/lacks.t4.json"
+expect_fail 1 "lacks.t4.json: results\[1\]: parameters \(bx, on\) other than those of kernel 'k' in results\[0\] \(bx, alg, on\): missing: alg" \
+    "$KTUNE" import t4 "$TMP/lacks.t4.json" --db "$TMP/fresh.db" --device "GPU Y" --kernel k
+[ "$(rows "$TMP/fresh.db")" -eq 0 ] || fail "a refused T4 file stored rows"
+pass "other parameter names than the kernel's rows: one line naming them, nothing stored"
 
 # --- export kerneltuner: one device, kernel and problem as a Kernel Tuner
 # cache with the original's keys, parameters and times; it imports back
