@@ -300,8 +300,21 @@ static void add_param_value(kt_cache *c, const char *name, const char *value)
     json_object_array_add(list, v);
 }
 
+/* A stored date "2022-12-23T12:11:26.411Z" as Kernel Tuner writes its
+ * entries' (Python's str() of a UTC datetime), which its import reads back:
+ * "2022-12-23 12:11:26.411000+00:00".  Any other text is kept. */
+static json_object *kerneltuner_time(const char *created)
+{
+    char out[40];
+    if (strlen(created) != 24 || created[10] != 'T' || created[23] != 'Z')
+        return json_object_new_string(created);
+    snprintf(out, sizeof out, "%.10s %.12s000+00:00", created, created + 11);
+    return json_object_new_string(out);
+}
+
 /* An entry as Kernel Tuner writes it: the parameters, time (or a
- * failure's marker) and its overheads in ms. */
+ * failure's marker) and its overheads in ms, the clock as its NVML
+ * observer names it. */
 static json_object *cache_entry(const kt_db_row *row, char **names, char **values,
                                 size_t n)
 {
@@ -317,13 +330,15 @@ static json_object *cache_entry(const kt_db_row *row, char **names, char **value
         json_object_object_add(e, "energy", json_object_new_double(r->energy_j));
     if (ok && !isnan(r->power_w))
         json_object_object_add(e, "power", json_object_new_double(r->power_w));
+    if (ok && r->sm_clock_mhz > 0)
+        json_object_object_add(e, "core_freq", json_object_new_double(r->sm_clock_mhz));
     const char *keys[] = {"compile_time", "verification_time", "benchmark_time",
                           "strategy_time", "framework_time"};
     const double v[] = {isnan(r->compile_ms) ? 0 : r->compile_ms, 0,
                         ok ? r->time_ms * r->reps : 0, 0, 0};
     for (size_t i = 0; i < KT_ARRAY_LEN(keys); i++)
         json_object_object_add(e, keys[i], json_object_new_double(v[i]));
-    json_object_object_add(e, "timestamp", json_object_new_string(row->created));
+    json_object_object_add(e, "timestamp", kerneltuner_time(row->created));
     return e;
 }
 
