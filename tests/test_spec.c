@@ -154,7 +154,7 @@ static void test_bad_values_are_errors(void)
                  KT_ESPEC, "column 2: calling 'open' is not allowed", NULL);
     expect_error(spec_json("{\"Name\": \"A\", \"Type\": \"string\", \"Values\": \"[a]\"}",
                            "", ""),
-                 KT_ESPEC, "not supported", NULL);
+                 KT_ESPEC, "column 2: unknown name 'a'", NULL); /* Python: NameError */
     expect_error(spec_json(P1 "," P1, "", ""), KT_ESPEC, "'A' is defined twice", NULL);
     expect_error(spec_json("{\"Name\": \"2x\", \"Type\": \"int\", \"Values\": \"[1]\"}",
                            "", ""),

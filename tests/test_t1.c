@@ -1,6 +1,8 @@
 /* test_t1.c - the T1 constructs that public specs use beyond ktune's own:
- * Budget as one object, defaults outside the values, and real BAT files
- * that load and count exactly what a Python brute force counts. */
+ * Budget as one object, defaults outside the values, string parameters,
+ * Kernel Tuner's ProblemSize and grid divisors, files without a kernel, and
+ * the public BAT, KTT and Kernel Tuner files, which load and count exactly
+ * what a Python brute force counts. */
 #include "core/expr.h"
 #include "core/space.h"
 #include "core/util.h"
@@ -114,7 +116,8 @@ static uint64_t count_of(const char *path)
     kt_space *s;
     kt_diag d = {{0}};
     uint64_t n = 0;
-    if (kt_spec_load(kt_test_path(path), ignore_warning, NULL, &spec, &d) != KT_OK) {
+    kt_spec_opts o = {.flags = KT_SPEC_SPACE_ONLY, .warn = ignore_warning};
+    if (kt_spec_load_with(kt_test_path(path), &o, &spec, &d) != KT_OK) {
         fprintf(stderr, "%s\n", d.msg);
         exit(1);
     }
@@ -127,13 +130,120 @@ static uint64_t count_of(const char *path)
     return n;
 }
 
-/* The counts are Python's (tests/data/t1/README.md says how). */
-static void test_public_bat_specs_load_and_count(void)
+/* The counts are Python's: tests/t1_count.py (tests/data/t1/README.md). */
+static const struct {
+    const char *path;
+    uint64_t count;
+} PUBLIC[] = {
+    {"bat/GEMM/GEMM-CAFF.json", 10312},
+    {"bat/pnpoly/pnpoly-CAFF.json", 4092},
+    {"bat/TRIAD/TRIAD-CAFF.json", 4320},
+    {"bat/hotspot/hotspot-CAFF.json", 349853},
+    {"bat/convolution/convolution-CAFF.json", 6768},
+    {"bat/MD5Hash/MD5Hash-CAFF.json", 165888},
+    {"bat/nbody/nbody-CAFF.json", 1568},
+    {"bat/builtin_vectors/builtin_vectors-CAFF.json", 32},
+    {"bat/FFT/FFT-CAFF.json", 806215680000},
+    {"bat/MD/MD-CAFF.json", 60},               /* no KernelSpecification */
+    {"bat/Reduction/Reduction-CAFF.json", 72}, /* no KernelSpecification */
+    {"ktt/Nbody/NbodyScript.json", 1568},
+    {"ktt/CoulombSum2d/CoulombSum2dScript.json", 14784},
+    {"ktt/ClTuneGemm/ClTuneGemm.json", 5788},
+    {"ktt/CoulombSum3d/CoulombSum3dCudaScript.json", 210},
+    {"kerneltuner/test_T1_input.json", 2359296}, /* ProblemSize, max(param) */
+    {"kerneltuner/test_cache_file_T1_input.json", 15},
+};
+
+static void test_public_specs_load_and_count(void)
 {
-    CHECK_EQ_INT(count_of("tests/data/t1/bat/GEMM/GEMM-CAFF.json"), 10312);
-    CHECK_EQ_INT(count_of("tests/data/t1/bat/pnpoly/pnpoly-CAFF.json"), 4092);
-    CHECK_EQ_INT(count_of("tests/data/t1/bat/TRIAD/TRIAD-CAFF.json"), 4320);
-    CHECK_EQ_INT(count_of("tests/data/t1/bat/hotspot/hotspot-CAFF.json"), 349853);
+    for (size_t i = 0; i < KT_ARRAY_LEN(PUBLIC); i++) {
+        char path[256];
+        snprintf(path, sizeof path, "tests/data/t1/%s", PUBLIC[i].path);
+        uint64_t n = count_of(path);
+        if (n != PUBLIC[i].count)
+            fprintf(stderr, "%s: %llu, Python counts %llu\n", path,
+                    (unsigned long long)n, (unsigned long long)PUBLIC[i].count);
+        CHECK(n == PUBLIC[i].count);
+    }
+}
+
+/* Without KT_SPEC_SPACE_ONLY, a spec with no KernelSpecification is refused
+ * with one line that says why (`tune` loads that way). */
+static void test_a_spec_without_a_kernel_is_a_space_only_on_request(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(kt_test_path("tests/data/t1/bat/MD/MD-CAFF.json"), ignore_warning,
+                       NULL, &spec, &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "KernelSpecification: missing required key (the file has "
+                        "'kernelSpecification': keys are case-sensitive); without it "
+                        "the file describes a space only") != NULL);
+    kt_spec_opts o = {.flags = KT_SPEC_SPACE_ONLY, .warn = ignore_warning};
+    CHECK(kt_spec_load_with(kt_test_path("tests/data/t1/bat/MD/MD-CAFF.json"), &o, &spec,
+                            &d) == KT_OK);
+    CHECK(spec->language == KT_LANG_NONE);
+    CHECK_STR(spec->name, "MD");
+    kt_spec_free(spec);
+}
+
+/* Kernel Tuner's KernelSpecification.ProblemSize and GridDivX/Y: the grid is
+ * ceil(ProblemSize[i] / product of the divisors), and max(P) of a tuning
+ * parameter is the largest of its values (Size of input_image). */
+static void test_kernel_tuner_problem_size_and_grid_divisors(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(kt_test_path("tests/data/t1/kerneltuner/test_T1_input.json"),
+                       ignore_warning, NULL, &spec, &d) == KT_OK);
+    CHECK_EQ_INT(spec->nproblem, 2);
+    CHECK_STR(spec->problem[0].name, "problem_size_x");
+    double slots[32] = {0}, v = 0;
+    kt_problem prob;
+    CHECK(kt_problem_parse(spec, NULL, &prob, &d) == KT_OK);
+    kt_spec_slots(spec, NULL, &prob, slots);
+    slots[2] = 48, slots[3] = 4, slots[4] = 3, slots[5] = 2; /* block, tile x/y */
+    CHECK(kt_expr_eval(spec->global[0], slots, &v) == KT_OK);
+    CHECK_EQ_INT(v, 29); /* ceil(4096 / 144) */
+    CHECK(kt_expr_eval(spec->global[1], slots, &v) == KT_OK);
+    CHECK_EQ_INT(v, 512); /* 4096 / 8 */
+    CHECK(spec->global[2] == NULL && !spec->grid_in_threads);
+    CHECK(kt_expr_eval(spec->args[1].size, slots, &v) == KT_OK);
+    CHECK_EQ_INT(v, (4096 + 33 - 1) * (4096 + 33 - 1));
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+}
+
+/* T1 "string" parameters: values as written (the -D text), conditions
+ * compare them with == and !=; a literal that no parameter takes is an
+ * error, as is a string value of a numeric Type. */
+static void test_string_parameters(void)
+{
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    const char *params =
+        "{\"Name\": \"T\", \"Type\": \"string\", \"Values\": \"['float', 'double', '\\\"half\\\"']\"},"
+        "{\"Name\": \"V\", \"Type\": \"int\", \"Values\": \"[1, 2, 4]\"}";
+    CHECK(load_text(spec_json(params, "{\"Parameters\": [\"T\", \"V\"], \"Expression\":"
+                              " \"T != 'double' or V == 1\"}", ""), &spec, &d) == KT_OK);
+    CHECK_STR(spec->params[0].texts[0], "float");
+    CHECK_STR(spec->params[0].texts[2], "\"half\"");
+    kt_problem prob;
+    kt_space *s;
+    uint64_t n = 0;
+    CHECK(kt_problem_parse(spec, NULL, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, &prob, &s, &d) == KT_OK);
+    CHECK(kt_space_count(s, &n, NULL) == KT_OK);
+    CHECK_EQ_INT(n, 7); /* 9 less double with 2 and 4 */
+    kt_space_free(s);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+    CHECK(load_text(spec_json(params, "{\"Parameters\": [\"T\"], \"Expression\":"
+                              " \"T == 'flaot'\"}", ""), &spec, &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "column 6: string 'flaot' is not a value of any string "
+                        "parameter") != NULL);
+    CHECK(load_text(spec_json("{\"Name\": \"T\", \"Type\": \"int\", \"Values\":"
+                              " \"['float']\"}", "", ""), &spec, &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "value 'float' is not a number") != NULL);
 }
 
 /* spec_json's text with these Arguments. */
@@ -247,6 +357,9 @@ static const kt_test TESTS[] = {
     KT_T(test_budget_is_an_array_or_one_object),
     KT_T(test_default_outside_the_values_is_a_warning),
     KT_T(test_search_name_picks_the_strategy),
-    KT_T(test_public_bat_specs_load_and_count),
+    KT_T(test_public_specs_load_and_count),
+    KT_T(test_a_spec_without_a_kernel_is_a_space_only_on_request),
+    KT_T(test_kernel_tuner_problem_size_and_grid_divisors),
+    KT_T(test_string_parameters),
 };
 KT_TEST_MAIN(TESTS)

@@ -20,6 +20,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 int cli_tune(int argc, char **argv);
 int cli_space(int argc, char **argv);
+int cli_validate(int argc, char **argv);
 int cli_db(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_train(int argc, char **argv);

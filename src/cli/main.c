@@ -20,6 +20,7 @@ typedef struct command {
 static const command COMMANDS[] = {
     {"tune", cli_tune, "measure configurations of a kernel and keep the best"},
     {"space", cli_space, "count or list the valid configurations of a spec"},
+    {"validate", cli_validate, "check a spec completely, report every problem"},
     {"db", cli_db, "query and export the results database"},
     {"import", cli_import, "bring measurements made elsewhere into the database"},
     {"train", cli_train, "learn to predict the best configuration of unseen problems"},

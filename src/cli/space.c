@@ -182,7 +182,9 @@ int cli_space(int argc, char **argv)
     kt_spec *spec = NULL;
     kt_problem prob = {0};
     kt_space *space = NULL;
-    if (kt_spec_load(a.path, cli_warn, NULL, &spec, &diag) != KT_OK ||
+    /* a file without a kernel (BAT's MD, Reduction) still has a space */
+    kt_spec_opts opts = {.flags = KT_SPEC_SPACE_ONLY, .warn = cli_warn};
+    if (kt_spec_load_with(a.path, &opts, &spec, &diag) != KT_OK ||
         kt_problem_parse(spec, a.problem, &prob, &diag) != KT_OK ||
         kt_space_new(spec, &prob, &space, &diag) != KT_OK) {
         rc = cli_error("%s", diag.msg);

@@ -204,7 +204,7 @@ typedef enum tokkind {
     K_END, K_NUM, K_NAME, K_LPAREN, K_RPAREN, K_LBRACK, K_RBRACK, K_COMMA,
     K_PLUS, K_MINUS, K_STAR, K_SLASH, K_DSLASH, K_PERCENT, K_DSTAR,
     K_EQ, K_NE, K_LT, K_LE, K_GT, K_GE,
-    K_AND, K_OR, K_NOT, K_IF, K_ELSE, K_TRUE, K_FALSE,
+    K_AND, K_OR, K_NOT, K_IF, K_ELSE, K_TRUE, K_FALSE, K_STR,
     K_COUNT
 } tokkind;
 
@@ -234,6 +234,7 @@ typedef struct cc {
     const char *src;
     const char *const *names;
     size_t nnames;
+    const kt_expr_env *env; /* NULL: none */
     size_t pos;      /* where the scanner goes on */
     token tok;       /* the current token */
     node *nodes;
@@ -436,7 +437,7 @@ static const char *char_hint(char ch)
     case '&': return " (use 'and' or '&&')";
     case '|': return " (use 'or' or '||')";
     case '\'':
-    case '"': return " (strings are not supported)";
+    case '"': return " (unterminated string)";
     default: return "";
     }
 }
@@ -460,6 +461,23 @@ static void scan_other(cc *c, token *t)
     t->kind = K_END;
 }
 
+/* A string literal without escapes: the token spans its quotes. */
+static void scan_string(cc *c, token *t)
+{
+    const char *s = c->src + t->at;
+    const char *end = strchr(s + 1, s[0]);
+    if (!end) {
+        fail_at(c, t->at, "unterminated string");
+        return;
+    }
+    if (memchr(s + 1, '\\', (size_t)(end - s - 1))) {
+        fail_at(c, t->at, "escape sequences in strings are not supported");
+        return;
+    }
+    t->kind = K_STR;
+    t->len = (size_t)(end - s) + 1;
+}
+
 /* Advance to the next token.  A malformed one is reported and read as the
  * end, which stops the parser. */
 static void next(cc *c)
@@ -474,6 +492,8 @@ static void next(cc *c)
     } else if (is_digit(s[i]) || (s[i] == '.' && is_digit(s[i + 1]))) {
         t.kind = K_NUM;
         scan_number(c, &t);
+    } else if (s[i] == '"' || s[i] == '\'') {
+        scan_string(c, &t);
     } else if (is_alpha(s[i]) || s[i] == '_') {
         while (is_word(s[i + t.len]))
             t.len++;
@@ -656,6 +676,36 @@ static const struct func *find_func(const char *s, size_t len)
     return NULL;
 }
 
+/* min(NAME) or max(NAME) of one name: with a value list in the
+ * environment, its smallest or largest value; else the name itself. */
+static int32_t list_extreme(cc *c, uint8_t op, int32_t arg, size_t at)
+{
+    const kt_expr_list *l = c->env && c->env->lists ? &c->env->lists[c->nodes[arg].slot]
+                                                     : NULL;
+    if (!l || l->n == 0)
+        return arg;
+    double v = l->values[0];
+    for (size_t i = 1; i < l->n; i++)
+        apply(op, v, l->values[i], &v);
+    return make_const(c, v, at);
+}
+
+/* A string literal: the code of the environment's string it equals. */
+static int32_t parse_string(cc *c, token t)
+{
+    const char *s = c->src + t.at + 1;
+    size_t len = t.len - 2;
+    size_t n = c->env ? c->env->nstrings : 0;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(c->env->strings[i]) == len && memcmp(c->env->strings[i], s, len) == 0)
+            return make_const(c, KT_EXPR_STRING(i), t.at);
+    if (n == 0)
+        return fail_at(c, t.at, "strings are not supported here (no parameter takes "
+                                "string values)");
+    return fail_at(c, t.at, "string %.*s is not a value of any string parameter",
+                   TOKTEXT(c, t));
+}
+
 /* name(args...): min/max fold into a left-leaning tree of binary nodes. */
 static int32_t parse_call(cc *c, token name)
 {
@@ -683,6 +733,8 @@ static int32_t parse_call(cc *c, token name)
                        f->variadic ? "at least" : "exactly", n);
     if (!f->variadic)
         return make_unary(c, f->op, args[0], name.at);
+    if (n == 1 && c->nodes[args[0]].kind == N_SLOT)
+        return list_extreme(c, f->op, args[0], name.at);
     int32_t v = args[0];
     for (int i = 1; i < n; i++)
         v = make_binary(c, f->op, v, args[i], name.at);
@@ -750,6 +802,9 @@ static int32_t parse_atom(cc *c)
     case K_FALSE:
         next(c);
         return make_const(c, t.kind == K_TRUE, t.at);
+    case K_STR:
+        next(c);
+        return parse_string(c, t);
     case K_NAME:
         next(c);
         return c->tok.kind == K_LPAREN ? parse_call(c, t) : parse_name(c, t);
@@ -1138,13 +1193,20 @@ static int assemble(cc *c, kt_expr **out)
 int kt_expr_compile(const char *src, const char *const *names, size_t nnames,
                     kt_expr **out, kt_diag *diag)
 {
+    return kt_expr_compile_env(src, names, nnames, NULL, out, diag);
+}
+
+int kt_expr_compile_env(const char *src, const char *const *names, size_t nnames,
+                        const kt_expr_env *env, kt_expr **out, kt_diag *diag)
+{
     if (out)
         *out = NULL;
     if (!src || !out || (!names && nnames) || nnames > UINT32_MAX) {
         diag_set(diag, "kt_expr_compile: invalid argument");
         return KT_EINVAL;
     }
-    cc c = {.src = src, .names = names, .nnames = nnames, .err = KT_OK, .diag = diag};
+    cc c = {.src = src, .names = names, .nnames = nnames, .env = env, .err = KT_OK,
+            .diag = diag};
     next(&c);
     int32_t root = -1;
     if (c.tok.kind == K_END)

@@ -19,7 +19,9 @@
  *                    its left: -2**2 == -4)
  *   atoms: numbers (123, 1.5, 1e3, 0x1f), True, False, names, NAME[int],
  *          (expr), calls min(a, b, ...), max(a, b, ...), ceil(x), floor(x),
- *          log2(x), abs(x), int(x), float(x), sqrt(x)
+ *          log2(x), abs(x), int(x), float(x), sqrt(x); with an environment
+ *          (kt_expr_env), string literals "s" or 's' and min(NAME)/max(NAME)
+ *          of a name that has a value list
  *
  * Values are doubles; integers are exact up to 2^53.  A name is resolved to
  * a slot index at compile time through the caller's name table.  NAME[i]
@@ -46,6 +48,36 @@ typedef struct kt_expr kt_expr;
  * and its column.  On success *out owns a new expression. */
 int kt_expr_compile(const char *src, const char *const *names, size_t nnames,
                     kt_expr **out, kt_diag *diag);
+
+/* What a spec knows beyond the names (both parts optional).
+ *   lists[i]: the value list of name i (Kernel Tuner's tune_params), or
+ *     n == 0 for none.  min(NAME) and max(NAME) with that one argument are
+ *     then the smallest and largest value of the list, a constant, as in
+ *     Kernel Tuner's "max(filter_width)" (Python would reject max() of a
+ *     number, so no valid expression changes meaning).
+ *   strings[0..nstrings): the string values of string-valued parameters; a
+ *     string literal compiles to KT_EXPR_STRING(i) of the one it equals, so
+ *     `T == "float"` compares codes.  A literal that is none of them is an
+ *     error (it could only ever compare unequal: most likely a typo).
+ *     Strings are compared for (in)equality only; < and > order codes. */
+typedef struct kt_expr_list {
+    const double *values;
+    size_t n;
+} kt_expr_list;
+
+typedef struct kt_expr_env {
+    const kt_expr_list *lists;   /* nnames entries, or NULL */
+    const char *const *strings;
+    size_t nstrings;
+} kt_expr_env;
+
+/* The code of string i: past 2^53, where no whole number of a spec lies
+ * (Values are exact integers up to 2^53), and even, as doubles there are. */
+#define KT_EXPR_STRING(i) (9007199254740992.0 + 2.0 * ((double)(i) + 1))
+
+/* kt_expr_compile with an environment (env may be NULL). */
+int kt_expr_compile_env(const char *src, const char *const *names, size_t nnames,
+                        const kt_expr_env *env, kt_expr **out, kt_diag *diag);
 
 void kt_expr_free(kt_expr *e);
 

@@ -7,6 +7,7 @@
  */
 #include "core/spec.h"
 #include "core/pylist.h"
+#include "core/t1schema.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Everything the loader needs to report: the file, where warnings go, and
  * where an error's detail is written. */
@@ -24,12 +26,43 @@ typedef struct loader {
     void *warn_user;
     kt_diag *diag;
     kt_spec *spec;
+    unsigned flags;         /* KT_SPEC_* */
+    kt_spec_report *report; /* NULL: stop at the first error */
 } loader;
 
 /* ------------------------------------------------------------ reporting */
 
 static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* In a report, keep the error now in diag (rc, not KT_OK); rc comes back,
+ * or KT_ENOMEM when it cannot be kept. */
+static int record(loader *L, int rc)
+{
+    kt_spec_report *r = L->report;
+    if (!r || rc == KT_OK || rc == KT_ENOMEM)
+        return rc;
+    char **g = realloc(r->errors, (r->nerrors + 1) * sizeof *g);
+    if (!g)
+        return KT_ENOMEM;
+    r->errors = g;
+    if (!(g[r->nerrors] = kt_strdup(L->diag->msg)))
+        return KT_ENOMEM;
+    r->nerrors++;
+    return rc;
+}
+
+/* In a report, an element's error has been kept: go on with the next one
+ * (true).  Otherwise, or on KT_ENOMEM, stop (false).  *rc keeps the first
+ * error. */
+static bool go_on(loader *L, int *rc, int step)
+{
+    if (step == KT_OK)
+        return true;
+    if (*rc == KT_OK || step == KT_ENOMEM)
+        *rc = step;
+    return L->report && step != KT_ENOMEM;
+}
 
 static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
 {
@@ -40,7 +73,7 @@ static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
     int rc = kt_fail(L->diag, KT_ESPEC, "%s: %s: %s", L->path, keypath,
                      detail ? detail : "out of memory");
     free(detail);
-    return rc;
+    return record(L, rc);
 }
 
 static void spec_warn(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -163,7 +196,8 @@ static int get_expr(loader *L, json_object *obj, const char *keypath,
     const char *src = json_object_get_string(v);
     kt_diag d = {{0}};
     kt_spec *s = L->spec;
-    int rc = kt_expr_compile(src, (const char *const *)s->names, s->nnames, out, &d);
+    int rc = kt_expr_compile_env(src, (const char *const *)s->names, s->nnames, &s->env,
+                                 out, &d);
     if (rc != KT_OK)
         return spec_error(L, path, "in \"%s\": %s", src, d.msg);
     return KT_OK;
@@ -186,24 +220,62 @@ static int parse_value_text(const char *text, double *out)
     return (end != text && *end == '\0' && isfinite(*out)) ? KT_OK : KT_ERANGE;
 }
 
-static int add_value(loader *L, kt_param_spec *p, const char *path,
-                     const char *text, size_t len)
+/* The code of string value t (see KT_EXPR_STRING), interning it in the
+ * spec's string table. */
+static int string_code(loader *L, const char *path, const char *t, double *code)
 {
-    while (len && isspace((unsigned char)*text))
-        text++, len--;
-    while (len && isspace((unsigned char)text[len - 1]))
-        len--;
-    if (len >= 2 && (text[0] == '"' || text[0] == '\'') && text[len - 1] == text[0])
-        text++, len -= 2;
+    kt_spec *s = L->spec;
+    if (strpbrk(t, ",="))
+        return spec_error(L, path, "string value '%s' contains ',' or '=', which "
+                          "configuration keys (NAME=value,...) cannot hold", t);
+    size_t i = 0;
+    while (i < s->nstrings && strcmp(s->strings[i], t) != 0)
+        i++;
+    if (i == s->nstrings) {
+        char **g = realloc(s->strings, (i + 1) * sizeof *g);
+        if (!g || !(g[i] = kt_strdup(t))) {
+            if (g)
+                s->strings = g;
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+        }
+        s->strings = g;
+        s->nstrings++;
+    }
+    *code = KT_EXPR_STRING(i);
+    return KT_OK;
+}
+
+/* How a value of a list is to be read. */
+typedef enum value_kind {
+    V_NUMBER, /* a number or a boolean (Python's evaluation of Values) */
+    V_STRING, /* a Python string: its contents, verbatim */
+    V_EITHER, /* a JSON array's string: a number if it reads as one */
+} value_kind;
+
+/* Add one value; strings_ok: the parameter's Type is "string" or absent. */
+static int add_value(loader *L, kt_param_spec *p, const char *path,
+                     const char *text, size_t len, value_kind kind, bool strings_ok)
+{
+    if (kind == V_EITHER) {
+        while (len && isspace((unsigned char)*text))
+            text++, len--;
+        while (len && isspace((unsigned char)text[len - 1]))
+            len--;
+        if (len >= 2 && (text[0] == '"' || text[0] == '\'') && text[len - 1] == text[0])
+            text++, len -= 2;
+    }
     if (len == 0)
         return spec_error(L, path, "empty value in the list");
     char *t = kt_strndup(text, len);
     if (!t)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     double v;
-    if (parse_value_text(t, &v) != KT_OK) {
-        int rc = spec_error(L, path, "value '%s' is not a number or a boolean "
-                            "(string-valued parameters are not supported)", t);
+    int rc = KT_OK;
+    if (kind == V_STRING || parse_value_text(t, &v) != KT_OK)
+        rc = strings_ok ? string_code(L, path, t, &v)
+                        : spec_error(L, path, "value '%s' is not a number or a boolean "
+                                     "(a string value needs \"Type\": \"string\")", t);
+    if (rc != KT_OK) {
         free(t);
         return rc;
     }
@@ -223,7 +295,7 @@ static int add_value(loader *L, kt_param_spec *p, const char *path,
  * evaluated by pylist.c; a JSON array of numbers or strings is accepted too.
  * Indices are uint16_t, hence the bound on the count. */
 static int parse_values(loader *L, kt_param_spec *p, json_object *v,
-                        const char *path)
+                        const char *path, bool strings_ok)
 {
     kt_pyitem *items = NULL;
     size_t n;
@@ -244,9 +316,11 @@ static int parse_values(loader *L, kt_param_spec *p, json_object *v,
     p->texts = calloc(n ? n : 1, sizeof *p->texts);
     int rc = p->values && p->texts ? KT_OK : kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == KT_OK; i++) {
-        const char *t = items ? items[i].text
-                              : json_object_get_string(json_object_array_get_idx(v, i));
-        rc = add_value(L, p, path, t ? t : "", t ? strlen(t) : 0);
+        json_object *e = items ? NULL : json_object_array_get_idx(v, i);
+        const char *t = items ? items[i].text : json_object_get_string(e);
+        value_kind kind = items ? (items[i].is_str ? V_STRING : V_NUMBER)
+                          : json_object_is_type(e, json_type_string) ? V_EITHER : V_NUMBER;
+        rc = add_value(L, p, path, t ? t : "", t ? strlen(t) : 0, kind, strings_ok);
     }
     kt_pylist_free(items, n);
     if (rc == KT_OK && p->nvalues == 0)
@@ -263,10 +337,9 @@ static int parse_default(loader *L, kt_param_spec *p, json_object *obj,
         return KT_OK;
     double v;
     const char *text = json_object_get_string(d);
-    if (parse_value_text(text, &v) != KT_OK)
-        return spec_error(L, path, "Default '%s' is not a number", text);
+    bool number = parse_value_text(text, &v) == KT_OK;
     for (size_t i = 0; i < p->nvalues; i++)
-        if (p->values[i] == v) {
+        if (number ? p->values[i] == v : strcmp(p->texts[i], text) == 0) {
             p->default_index = i;
             return KT_OK;
         }
@@ -291,8 +364,6 @@ static int parse_param(loader *L, json_object *arr, size_t i)
         rc = get_string(L, obj, path, "Type", false, &type);
     if (rc != KT_OK)
         return rc;
-    if (type && strcmp(type, "string") == 0)
-        return spec_error(L, path, "Type \"string\" is not supported yet; use numbers");
     if (!(p->name = kt_strdup(name)))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     json_object *values;
@@ -304,7 +375,7 @@ static int parse_param(loader *L, json_object *arr, size_t i)
         !json_object_is_type(values, json_type_array))
         return spec_error(L, vpath, "expected a string or an array, found %s",
                           json_kind(values));
-    rc = parse_values(L, p, values, vpath);
+    rc = parse_values(L, p, values, vpath, !type || strcmp(type, "string") == 0);
     if (rc == KT_OK)
         rc = parse_default(L, p, obj, path);
     return rc;
@@ -353,6 +424,60 @@ static int parse_problem(loader *L, json_object *cs)
     return KT_OK;
 }
 
+/* Kernel Tuner's KernelSpecification.ProblemSize (a number or up to three
+ * numbers) where there are no ProblemParameters: problem sizes named
+ * problem_size_x, _y, _z (Kernel Tuner's own names for them), which the
+ * spec's expressions read as ProblemSize[0], [1], [2].  Kernel Tuner also
+ * allows expressions of tuning parameters there; ktune's problem sizes are
+ * fixed per problem, so those are refused. */
+static int parse_ks_problem(loader *L, json_object *root)
+{
+    static const char *const NAMES[] = {"problem_size_x", "problem_size_y",
+                                        "problem_size_z"};
+    const char *path = "KernelSpecification.ProblemSize";
+    json_object *ks, *ps;
+    if (!json_object_object_get_ex(root, "KernelSpecification", &ks) ||
+        !json_object_is_type(ks, json_type_object) ||
+        !json_object_object_get_ex(ks, "ProblemSize", &ps) || !ps)
+        return KT_OK;
+    kt_spec *s = L->spec;
+    if (s->nproblem > 0)
+        return spec_error(L, path, "give the problem either here or as "
+                          "ConfigurationSpace.ProblemParameters, not both");
+    bool list = json_object_is_type(ps, json_type_array);
+    size_t n = list ? json_object_array_length(ps) : 1;
+    if (n == 0 || n > 3)
+        return spec_error(L, path, "expected a number or 1 to 3 numbers, found %zu", n);
+    if (!(s->problem = calloc(n, sizeof *s->problem)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = list ? json_object_array_get_idx(ps, i) : ps;
+        if (!json_object_is_type(v, json_type_int) &&
+            !json_object_is_type(v, json_type_double))
+            return spec_error(L, path, "item %zu: expected a number, found %s (ktune's "
+                              "problem sizes do not depend on tuning parameters)", i,
+                              json_kind(v));
+        if (!(s->problem[i].name = kt_strdup(NAMES[i])))
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+        s->problem[i].default_value = json_object_get_double(v);
+        s->nproblem++;
+    }
+    return KT_OK;
+}
+
+/* The value lists of the tuning parameters and the string table, which
+ * every expression of the spec compiles against (kt_expr_env). */
+static int build_env(loader *L)
+{
+    kt_spec *s = L->spec;
+    if (!(s->lists = calloc(s->nnames ? s->nnames : 1, sizeof *s->lists)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->nparams; i++)
+        s->lists[i] = (kt_expr_list){s->params[i].values, s->params[i].nvalues};
+    s->env = (kt_expr_env){s->lists, (const char *const *)s->strings, s->nstrings};
+    return KT_OK;
+}
+
 /* The expression name table: parameters, then problem names, then
  * ProblemSize[i] aliases of the problem names. */
 static int build_names(loader *L)
@@ -362,8 +487,8 @@ static int build_names(loader *L)
     s->names = calloc(s->nnames ? s->nnames : 1, sizeof *s->names);
     if (!s->names)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
-    for (size_t i = 0; i < s->nparams; i++)
-        s->names[i] = kt_strdup(s->params[i].name);
+    for (size_t i = 0; i < s->nparams; i++) /* "": its error is in the report */
+        s->names[i] = kt_strdup(s->params[i].name ? s->params[i].name : "");
     for (size_t i = 0; i < s->nproblem; i++) {
         s->names[s->nparams + i] = kt_strdup(s->problem[i].name);
         s->names[s->nparams + s->nproblem + i] = kt_asprintf("ProblemSize[%zu]", i);
@@ -372,6 +497,8 @@ static int build_names(loader *L)
         if (!s->names[i])
             return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < s->nparams + s->nproblem; i++) {
+        if (!*s->names[i])
+            continue;
         if (!valid_identifier(s->names[i]))
             return spec_error(L, "ConfigurationSpace", "'%s' is not a valid name "
                               "(letters, digits and _; not starting with a digit)",
@@ -401,20 +528,20 @@ static int parse_conditions(loader *L, json_object *cs)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         char path[96];
-        json_object *o = array_object(L, arr, "ConfigurationSpace.Conditions", i, known,
-                                      path, sizeof path);
-        if (!o)
-            return KT_ESPEC;
-        json_object *ignored;
-        if ((rc = get_key(L, o, path, "Parameters", json_type_array, false,
-                          &ignored)) != KT_OK ||
-            (rc = get_key(L, o, path, "Expression", json_type_string, true,
-                          &ignored)) != KT_OK ||
-            (rc = get_expr(L, o, path, "Expression", true, &s->conds[i])) != KT_OK)
+        json_object *ignored, *o = array_object(L, arr, "ConfigurationSpace.Conditions",
+                                                i, known, path, sizeof path);
+        int step = !o ? KT_ESPEC
+                   : get_key(L, o, path, "Parameters", json_type_array, false, &ignored);
+        if (step == KT_OK)
+            step = get_key(L, o, path, "Expression", json_type_string, true, &ignored);
+        if (step == KT_OK)
+            step = get_expr(L, o, path, "Expression", true, &s->conds[s->nconds]);
+        if (step == KT_OK)
+            s->nconds++;
+        else if (!go_on(L, &rc, step))
             return rc;
-        s->nconds++;
     }
-    return KT_OK;
+    return rc;
 }
 
 /* True when e reads a tuning parameter (not only problem names). */
@@ -450,7 +577,7 @@ static int parse_dim(loader *L, json_object *arr, size_t i)
     if (!*name)
         return spec_error(L, path, "Name must not be empty");
     for (size_t j = 0; j < i; j++)
-        if (strcmp(s->dims[j].name, name) == 0)
+        if (s->dims[j].name && strcmp(s->dims[j].name, name) == 0)
             return spec_error(L, path, "dimension '%s' is defined twice", name);
     if (!reads_param(s, d->expr))
         return spec_error(L, path, "Expression \"%s\" reads no tuning parameter, so "
@@ -480,10 +607,10 @@ static int parse_behaviour(loader *L, json_object *cs)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         s->ndims = i + 1;
-        if ((rc = parse_dim(L, arr, i)) != KT_OK)
+        if (!go_on(L, &rc, parse_dim(L, arr, i)))
             return rc;
     }
-    return KT_OK;
+    return rc;
 }
 
 static int parse_space(loader *L, json_object *root)
@@ -492,6 +619,12 @@ static int parse_space(loader *L, json_object *root)
                                         "ProblemParameters", "BehaviourDimensions",
                                         NULL};
     json_object *cs, *params;
+    if (json_object_object_get_ex(root, "configuration_space", &cs) &&
+        !json_object_object_get_ex(root, "ConfigurationSpace", NULL))
+        return spec_error(L, "ConfigurationSpace", "missing required key (the file is "
+                          "written in BAT's draft layout from before T1, with "
+                          "'configuration_space' and 'function_specification'; write "
+                          "it as T1)");
     int rc = get_key(L, root, "", "ConfigurationSpace", json_type_object, true, &cs);
     if (rc != KT_OK)
         return rc;
@@ -509,14 +642,14 @@ static int parse_space(loader *L, json_object *root)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         s->nparams = i + 1;
-        if ((rc = parse_param(L, params, i)) != KT_OK)
+        if (!go_on(L, &rc, parse_param(L, params, i)))
             return rc;
     }
-    if ((rc = parse_problem(L, cs)) != KT_OK || (rc = build_names(L)) != KT_OK)
-        return rc;
-    if ((rc = parse_conditions(L, cs)) != KT_OK)
-        return rc;
-    return parse_behaviour(L, cs);
+    if (go_on(L, &rc, parse_problem(L, cs)) && go_on(L, &rc, parse_ks_problem(L, root)) &&
+        go_on(L, &rc, build_names(L)) && go_on(L, &rc, build_env(L)) &&
+        go_on(L, &rc, parse_conditions(L, cs)))
+        go_on(L, &rc, parse_behaviour(L, cs));
+    return rc;
 }
 
 /* ------------------------------------------------------------- arguments */
@@ -618,7 +751,8 @@ static int scale_size(loader *L, json_object *o, const char *path, unsigned lane
     *size = NULL;
     kt_diag d = {{0}};
     kt_spec *s = L->spec;
-    int rc = kt_expr_compile(src, (const char *const *)s->names, s->nnames, size, &d);
+    int rc = kt_expr_compile_env(src, (const char *const *)s->names, s->nnames, &s->env,
+                                 size, &d);
     free(src);
     return rc == KT_OK ? KT_OK : spec_error(L, path, "Size: %s", d.msg);
 }
@@ -806,10 +940,14 @@ static int parse_args(loader *L, json_object *ks)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         s->nargs = i + 1;
-        if ((rc = parse_arg(L, arr, i)) != KT_OK)
+        if (!go_on(L, &rc, parse_arg(L, arr, i)))
             return rc;
+        /* a reported argument keeps a name, for ReferenceArguments */
+        if (!s->args[i].name && !(s->args[i].name = kt_asprintf("arg%zu", i)))
+            return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     }
-    return parse_reference_args(L, ks);
+    go_on(L, &rc, parse_reference_args(L, ks));
+    return rc;
 }
 
 /* ---------------------------------------------------------------- kernel */
@@ -826,7 +964,7 @@ static int load_source(loader *L, const char *keypath, const char *file,
         kt_diag_prefix(L->diag, keypath);
     if (rc != KT_OK)
         kt_diag_prefix(L->diag, L->path);
-    return rc;
+    return record(L, rc);
 }
 
 static int parse_grid(loader *L, json_object *obj, const char *parent, const char *key,
@@ -841,9 +979,86 @@ static int parse_grid(loader *L, json_object *obj, const char *parent, const cha
     if (rc != KT_OK || !g)
         return rc;
     warn_unknown(L, g, path, known);
-    for (int i = 0; i < 3 && rc == KT_OK; i++)
-        rc = get_expr(L, g, path, axes[i], i == 0, &dims[i]);
+    for (int i = 0; i < 3; i++)
+        if (!go_on(L, &rc, get_expr(L, g, path, axes[i], i == 0, &dims[i])))
+            break;
     return rc;
+}
+
+static const char *const GRID_DIVS[] = {"GridDivX", "GridDivY", "GridDivZ"};
+
+/* Whether the spec gives Kernel Tuner's grid divisors (a non-empty list). */
+static bool has_grid_divs(json_object *ks)
+{
+    json_object *v;
+    for (int i = 0; i < 3; i++)
+        if (json_object_object_get_ex(ks, GRID_DIVS[i], &v) &&
+            json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
+            return true;
+    return false;
+}
+
+/* Kernel Tuner's divisor of axis i: the product of the GridDiv list's
+ * entries, each an expression truncated to an integer (int(eval(...)));
+ * with no list, block_size_x (_y, _z) where that is a tuning parameter,
+ * else 1.  Appends "(d1) * (d2) ..." to buf. */
+static int grid_divisor(loader *L, json_object *ks, int i, char *buf, size_t len)
+{
+    static const char *const BLOCK[] = {"block_size_x", "block_size_y", "block_size_z"};
+    json_object *arr;
+    size_t n = json_object_object_get_ex(ks, GRID_DIVS[i], &arr) &&
+                       json_object_is_type(arr, json_type_array)
+                   ? json_object_array_length(arr) : 0;
+    const kt_spec *s = L->spec;
+    size_t start = strlen(buf), used = start;
+    char path[64];
+    snprintf(path, sizeof path, "KernelSpecification.%s", GRID_DIVS[i]);
+    for (size_t k = 0; k < n && used < len; k++) {
+        json_object *e = json_object_array_get_idx(arr, k);
+        if (!json_object_is_type(e, json_type_string) &&
+            !json_object_is_type(e, json_type_int))
+            return spec_error(L, path, "item %zu: expected an expression string "
+                              "or an integer, found %s", k, json_kind(e));
+        used += (size_t)snprintf(buf + used, len - used, "%sint(%s)", k ? " * " : "",
+                                 json_object_get_string(e));
+    }
+    for (size_t p = 0; n == 0 && p < s->nparams; p++)
+        if (strcmp(s->params[p].name, BLOCK[i]) == 0)
+            used += (size_t)snprintf(buf + used, len - used, "%s", BLOCK[i]);
+    if (used == start)
+        used += (size_t)snprintf(buf + used, len - used, "1");
+    return used < len ? KT_OK : spec_error(L, path, "too long");
+}
+
+/* Kernel Tuner's grid (GridDivX/Y/Z): ceil(ProblemSize[i] / divisor) blocks
+ * on each axis that has a problem size, 1 on the others, as its T1 reader
+ * computes it; GlobalSize is then not read (Kernel Tuner ignores it too). */
+static int parse_grid_divs(loader *L, json_object *ks)
+{
+    kt_spec *s = L->spec;
+    json_object *g;
+    if (s->nproblem == 0)
+        return spec_error(L, "KernelSpecification.GridDivX",
+                          "grid divisors need KernelSpecification.ProblemSize");
+    if (json_object_object_get_ex(ks, "GlobalSize", &g) && g)
+        spec_warn(L, "KernelSpecification.GlobalSize is not used: the grid is "
+                  "ceil(ProblemSize / GridDiv), as Kernel Tuner computes it");
+    for (int i = 0; i < 3 && i < (int)s->nproblem; i++) {
+        char src[1024];
+        snprintf(src, sizeof src, "ceil(ProblemSize[%d] / (", i);
+        int rc = grid_divisor(L, ks, i, src, sizeof src - 3);
+        if (rc != KT_OK)
+            return rc;
+        strcat(src, "))");
+        kt_diag d = {{0}};
+        rc = kt_expr_compile_env(src, (const char *const *)s->names, s->nnames, &s->env,
+                                 &s->global[i], &d);
+        if (rc != KT_OK)
+            return spec_error(L, "KernelSpecification.GridDiv", "in \"%s\": %s", src,
+                              d.msg);
+    }
+    s->grid_in_threads = false; /* the divisions count blocks */
+    return KT_OK;
 }
 
 static int parse_reference_kernel(loader *L, json_object *ks)
@@ -903,44 +1118,74 @@ static int parse_options(loader *L, json_object *ks)
     return KT_OK;
 }
 
+/* No KernelSpecification: with KT_SPEC_SPACE_ONLY a space only (BAT's
+ * MD and Reduction are such files), else an error that says so. */
+static int no_kernel(loader *L, json_object *root)
+{
+    kt_spec *s = L->spec;
+    char hint[160] = "";
+    json_object_object_foreach(root, key, val) { /* BAT's MD: "kernelSpecification" */
+        (void)val;
+        if (strcasecmp(key, "KernelSpecification") == 0)
+            snprintf(hint, sizeof hint, " (the file has '%.60s': keys are "
+                     "case-sensitive)", key);
+    }
+    if (!(L->flags & KT_SPEC_SPACE_ONLY))
+        return spec_error(L, "KernelSpecification", "missing required key%s; without "
+                          "it the file describes a space only: `ktune space` and "
+                          "`ktune validate` read it, `ktune tune` needs a kernel", hint);
+    spec_warn(L, "no KernelSpecification%s: the spec describes a space only", hint);
+    s->language = KT_LANG_NONE;
+    if (!(s->kernel_name = kt_strdup(s->name ? s->name : "space")))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    return KT_OK;
+}
+
 static int parse_kernel(loader *L, json_object *root)
 {
     static const char *const known[] = {
         "Language", "KernelName", "KernelFile", "CompilerOptions", "GlobalSize",
         "LocalSize", "GlobalSizeType", "Arguments", "ReferenceArguments",
         "ReferenceKernel", "FlopCount", "SharedMemory", "Device", "Profiling",
-        "BenchmarkConfig", NULL};
+        "BenchmarkConfig", "ProblemSize", "GridDivX", "GridDivY", "GridDivZ",
+        "SimulationInput", "Stream", "BenchmarkName", NULL};
     const char *kp = "KernelSpecification";
+    kt_spec *s = L->spec;
     json_object *ks;
+    if (!json_object_object_get_ex(root, kp, &ks) || !ks)
+        return no_kernel(L, root);
     int rc = get_key(L, root, "", kp, json_type_object, true, &ks);
     if (rc != KT_OK)
         return rc;
     warn_unknown(L, ks, kp, known);
-    kt_spec *s = L->spec;
     int lang = KT_LANG_C;
-    const char *name, *file;
-    if ((rc = get_enum(L, ks, kp, "Language", true, LANGUAGES,
-                       KT_ARRAY_LEN(LANGUAGES), &lang)) ||
-        (rc = get_string(L, ks, kp, "KernelName", true, &name)))
+    const char *name = NULL, *file = NULL;
+    if (!go_on(L, &rc, get_enum(L, ks, kp, "Language", true, LANGUAGES,
+                                KT_ARRAY_LEN(LANGUAGES), &lang)) ||
+        !go_on(L, &rc, get_string(L, ks, kp, "KernelName", true, &name)))
         return rc;
     s->language = (kt_language)lang;
-    if (!(s->kernel_name = kt_strdup(name)))
+    if (name && !(s->kernel_name = kt_strdup(name)))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     if (s->language == KT_LANG_NONE) /* a space only: nothing to compile or call */
-        return KT_OK;
-    bool gpu = s->language == KT_LANG_CUDA || s->language == KT_LANG_OPENCL;
-    if ((rc = get_string(L, ks, kp, "KernelFile", true, &file)) ||
-        (rc = load_source(L, "KernelSpecification.KernelFile", file, &s->kernel_file,
-                          &s->kernel_source)) ||
-        (rc = parse_options(L, ks)) ||
-        (rc = parse_grid(L, ks, kp, "GlobalSize", gpu, s->global)) ||
-        (rc = parse_grid(L, ks, kp, "LocalSize", gpu, s->local)) ||
-        (rc = parse_grid_type(L, ks)) ||
-        (rc = get_expr(L, ks, kp, "SharedMemory", false, &s->shared)) ||
-        (rc = get_expr(L, ks, kp, "FlopCount", false, &s->flops)) ||
-        (rc = parse_args(L, ks)))
         return rc;
-    return parse_reference_kernel(L, ks);
+    bool gpu = s->language == KT_LANG_CUDA || s->language == KT_LANG_OPENCL;
+    bool divs = has_grid_divs(ks);
+    /* each step goes on after a reported error (go_on) */
+    (void)(go_on(L, &rc, get_string(L, ks, kp, "KernelFile", true, &file)) &&
+           go_on(L, &rc, !file ? KT_OK
+                               : load_source(L, "KernelSpecification.KernelFile", file,
+                                             &s->kernel_file, &s->kernel_source)) &&
+           go_on(L, &rc, parse_options(L, ks)) &&
+           go_on(L, &rc, divs ? parse_grid_divs(L, ks)
+                              : parse_grid(L, ks, kp, "GlobalSize", gpu, s->global)) &&
+           go_on(L, &rc, parse_grid(L, ks, kp, "LocalSize", gpu, s->local)) &&
+           go_on(L, &rc, divs ? KT_OK : parse_grid_type(L, ks)) &&
+           go_on(L, &rc, get_expr(L, ks, kp, "SharedMemory", false, &s->shared)) &&
+           go_on(L, &rc, get_expr(L, ks, kp, "FlopCount", false, &s->flops)) &&
+           go_on(L, &rc, parse_args(L, ks)) &&
+           go_on(L, &rc, parse_reference_kernel(L, ks)));
+    return rc;
 }
 
 /* ------------------------------------------------------- general, budget */
@@ -1097,21 +1342,37 @@ static int parse_json(loader *L, const char *text, json_object **out)
                    col, why);
 }
 
+/* A rule of the official schema that the spec breaks (core/t1schema.h). */
+static void schema_problem(void *user, bool error, const char *keypath, const char *msg)
+{
+    loader *L = user;
+    if (error)
+        spec_error(L, keypath, "%s", msg);
+    else
+        spec_warn(L, "%s: %s", keypath, msg);
+}
+
 static int fill_spec(loader *L, json_object *root)
 {
     static const char *const known[] = {"General", "ConfigurationSpace", "Search",
                                         "Budget", "KernelSpecification", NULL};
     if (!json_object_is_type(root, json_type_object))
-        return kt_fail(L->diag, KT_ESPEC, "%s: the top level must be an object",
-                       L->path);
+        return record(L, kt_fail(L->diag, KT_ESPEC, "%s: the top level must be an object",
+                                 L->path));
     warn_unknown(L, root, "", known);
-    int rc;
-    if ((rc = parse_general(L, root)) || (rc = parse_space(L, root)) ||
-        (rc = parse_kernel(L, root)) || (rc = parse_budget(L, root)) ||
-        (rc = parse_search(L, root)))
+    int rc = KT_OK;
+    if (L->flags & KT_SPEC_SCHEMA)
+        kt_t1_schema_check(root, schema_problem, L);
+    size_t before = L->report ? L->report->nerrors : 0;
+    if (!go_on(L, &rc, parse_general(L, root)) || !go_on(L, &rc, parse_space(L, root)))
+        return rc;
+    if (L->report)
+        L->report->space_ok = rc == KT_OK && L->report->nerrors == before;
+    if (!go_on(L, &rc, parse_kernel(L, root)) || !go_on(L, &rc, parse_budget(L, root)) ||
+        !go_on(L, &rc, parse_search(L, root)) || rc != KT_OK)
         return rc;
     kt_spec *s = L->spec;
-    if (!s->name && !(s->name = kt_strdup(s->kernel_name)))
+    if (!s->name && !(s->name = kt_strdup(s->kernel_name ? s->kernel_name : "unnamed")))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     compute_hash(s);
     return s->source_hash ? KT_OK : kt_fail(L->diag, KT_ENOMEM, "out of memory");
@@ -1120,8 +1381,18 @@ static int fill_spec(loader *L, json_object *root)
 int kt_spec_load(const char *path, kt_warn_fn warn, void *warn_user,
                  kt_spec **out, kt_diag *diag)
 {
+    kt_spec_opts o = {.warn = warn, .warn_user = warn_user};
+    return kt_spec_load_with(path, &o, out, diag);
+}
+
+int kt_spec_load_with(const char *path, const kt_spec_opts *opts, kt_spec **out,
+                      kt_diag *diag)
+{
     *out = NULL;
-    loader L = {path, warn, warn_user, diag, calloc(1, sizeof(kt_spec))};
+    kt_diag own = {{0}};
+    loader L = {path, opts->warn, opts->warn_user, diag ? diag : &own,
+                calloc(1, sizeof(kt_spec)), opts->flags, opts->report};
+    diag = L.diag;
     if (!L.spec)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     char *text = NULL;
@@ -1130,19 +1401,33 @@ int kt_spec_load(const char *path, kt_warn_fn warn, void *warn_user,
     L.spec->path = kt_strdup(path);
     L.spec->dir = slash ? kt_strndup(path, (size_t)(slash - path)) : kt_strdup(".");
     int rc = (!L.spec->path || !L.spec->dir) ? kt_fail(diag, KT_ENOMEM, "out of memory")
-                                             : kt_read_file(path, &text, NULL, diag);
+                                             : record(&L, kt_read_file(path, &text, NULL,
+                                                                       diag));
     if (rc == KT_OK)
-        rc = parse_json(&L, text, &root);
+        rc = record(&L, parse_json(&L, text, &root));
     if (rc == KT_OK)
         rc = fill_spec(&L, root);
     json_object_put(root);
     free(text);
-    if (rc != KT_OK) {
+    bool keep = rc == KT_OK || (L.report && L.report->space_ok && rc != KT_ENOMEM);
+    if (L.report && L.report->nerrors > 0 && rc != KT_ENOMEM)
+        rc = KT_ESPEC;
+    if (!keep) {
         kt_spec_free(L.spec);
         return rc;
     }
     *out = L.spec;
-    return KT_OK;
+    return rc;
+}
+
+void kt_spec_report_clear(kt_spec_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nerrors; i++)
+        free(r->errors[i]);
+    free(r->errors);
+    *r = (kt_spec_report){0};
 }
 
 static void free_strings(char **v, size_t n)
@@ -1190,6 +1475,8 @@ void kt_spec_free(kt_spec *s)
     kt_expr_free(s->flops);
     free_strings(s->compiler_options, s->ncompiler_options);
     free_strings(s->names, s->nnames);
+    free_strings(s->strings, s->nstrings);
+    free(s->lists);
     free(s->path);
     free(s->dir);
     free(s->name);

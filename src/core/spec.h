@@ -138,6 +138,10 @@ typedef struct kt_spec {
     const char *strategy;   /* Search.Name as a ktune strategy (static); NULL: none */
     char **names;           /* expression names: params, problem, ProblemSize[i] */
     size_t nnames;
+    kt_expr_list *lists;    /* per name: a parameter's values (nnames entries) */
+    char **strings;         /* the string values of string parameters; value */
+    size_t nstrings;        /* code of strings[i]: KT_EXPR_STRING(i) */
+    kt_expr_env env;        /* lists and strings, for compiling expressions */
     char *source_hash;      /* hex digest of kernel + reference + options */
 } kt_spec;
 
@@ -149,6 +153,45 @@ typedef void (*kt_warn_fn)(void *user, const char *msg);
  * in diag.  warn may be NULL. */
 int kt_spec_load(const char *path, kt_warn_fn warn, void *warn_user,
                  kt_spec **out, kt_diag *diag);
+
+/* Flags of kt_spec_load_with. */
+#define KT_SPEC_SPACE_ONLY 0x1u /* a spec without KernelSpecification is a
+                                   space only, as with "Language": "None"
+                                   (BAT writes such files); `space` reads
+                                   them, `tune` does not */
+#define KT_SPEC_SCHEMA 0x2u     /* also check the official T1 schema's types,
+                                   enums and required keys where ktune does
+                                   not otherwise read them (core/t1schema.h):
+                                   breaking one is an error; a form ktune
+                                   reads on purpose (a Budget object, Values
+                                   as an array, an expression for a number)
+                                   is a warning */
+
+/* Every error of a spec, one line each ("path: Key.Path: what" or
+ * "path:line:col: what"), in file order.  Owned; kt_spec_report_clear. */
+typedef struct kt_spec_report {
+    char **errors;
+    size_t nerrors;
+    bool space_ok;  /* the space (parameters, problem, conditions) is valid */
+} kt_spec_report;
+
+typedef struct kt_spec_opts {
+    unsigned flags;          /* KT_SPEC_* */
+    kt_warn_fn warn;         /* each warning; NULL: none */
+    void *warn_user;
+    kt_spec_report *report;  /* NULL: stop at the first error, as kt_spec_load
+                                does; else record every error here and go on
+                                with the next element (parameter, condition,
+                                argument, section) */
+} kt_spec_opts;
+
+/* kt_spec_load with options.  With a report, the result is KT_ESPEC when it
+ * holds an error (KT_ENOMEM, or an unreadable or malformed file, still
+ * stop), and *out is the spec whenever report->space_ok, so its space can
+ * be counted even when other parts are wrong; such a spec must not be run. */
+int kt_spec_load_with(const char *path, const kt_spec_opts *opts, kt_spec **out,
+                      kt_diag *diag);
+void kt_spec_report_clear(kt_spec_report *r);
 void kt_spec_free(kt_spec *spec);
 
 /* Problem values: one per problem parameter, in spec order. */
