@@ -207,7 +207,7 @@ int cli_import(int argc, char **argv)
     bool json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
+    while ((c = cli_getopt("import", argc, argv, LONG)) != -1) {
         switch (c) {
         case 'd': path = optarg; break;
         case 'D': o.device = t4.device = optarg; break;

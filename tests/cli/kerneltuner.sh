@@ -6,6 +6,18 @@
 
 DATA=tests/data/kerneltuner
 sum() { cksum <"$1"; }
+# schema_valid FILE SCHEMA: FILE validates against the JSON schema (with a
+# note where Python's jsonschema is missing; scripts/install-deps has it).
+schema_valid() {
+    python3 - "$1" "$2" <<'PY' || fail "$1 is not valid under $2"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(print("note: no Python jsonschema, %s was not checked" % sys.argv[2]))
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+PY
+}
 rows() { "$KTUNE" db export csv --db "$1" | tail -n +2 | wc -l; }
 
 # --- the two fixtures: counts, keys and a value
@@ -62,20 +74,18 @@ expect_fail 1 "notime.json: cache entry '128': no numeric 'time'" \
 [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "more than one line: $(cat "$TMP/err")"
 [ "$(sum "$TMP/k.db")" = "$before" ] || fail "a bad file changed the database"
 expect_fail 2 "expected 'miopen PERFDB', 'csv FILE', 'kerneltuner FILE' or 't4 FILE'" "$KTUNE" import kt x
+expect_fail 2 "^ktune: error: '--bogus' is not an option of 'ktune import'" "$KTUNE" import --bogus kerneltuner x
+grep -q "^hint: see 'ktune import --help'" "$TMP/err" || fail "no hint: $(cat "$TMP/err")"
 pass "bad cache files: one line each, nothing stored"
 
 # --- the T4 export: the official schema, and what Kernel Tuner's
 # methodology tool reads (its time keys, ms everywhere, a failure's marker
 # as the objective's value), with device and kernel per result
 "$KTUNE" db export t4 --db "$TMP/m.db" >"$TMP/m.t4.json"
-python3 - "$TMP/m.t4.json" tests/data/t4/results-schema.json <<'PY' || fail "the T4 export"
+schema_valid "$TMP/m.t4.json" tests/data/t4/results-schema.json
+python3 - "$TMP/m.t4.json" <<'PY' || fail "the T4 export"
 import json, sys
 doc = json.load(open(sys.argv[1]))
-try:
-    import jsonschema
-    jsonschema.validate(doc, json.load(open(sys.argv[2])))
-except ImportError:
-    print("note: no Python jsonschema, the T4 schema was not checked")
 assert doc["metadata"]["timeunit"] == "milliseconds", doc.get("metadata")
 by = {r["configuration"]["b"] + str(r["configuration"]["a"]): r for r in doc["results"]}
 assert len(by) == 4, by.keys()
@@ -97,6 +107,7 @@ pass "the T4 export: schema-valid, Kernel Tuner's keys, ms, device and kernel"
 # --- import t4: ktune's own export back in (device, kernel, problem from
 # each result), and Kernel Tuner's layout with --device and --kernel
 "$KTUNE" db export t4 --db "$TMP/k.db" >"$TMP/k.t4.json"
+schema_valid "$TMP/k.t4.json" tests/data/t4/results-schema.json # power, clock
 "$KTUNE" import t4 "$TMP/k.t4.json" --db "$TMP/t4.db" | grep -q "read 25 results (25 correct); 25 new" ||
     fail "the T4 round trip"
 "$KTUNE" db export csv --db "$TMP/t4.db" | tail -n +2 | cut -d, -f2-8,11 | sort >"$TMP/t4.rows"
@@ -215,14 +226,10 @@ pass "export kerneltuner: Kernel Tuner's cache of one kernel, and back"
 
 # --- export t4-metadata: the metadata file beside the results, valid
 "$KTUNE" db export t4-metadata --db "$TMP/k.db" >"$TMP/meta.json"
-python3 - "$TMP/meta.json" tests/data/t4/metadata-schema.json <<'PY' || fail "the T4 metadata"
+schema_valid "$TMP/meta.json" tests/data/t4/metadata-schema.json
+python3 - "$TMP/meta.json" <<'PY' || fail "the T4 metadata"
 import json, sys
 doc = json.load(open(sys.argv[1]))
-try:
-    import jsonschema
-    jsonschema.validate(doc, json.load(open(sys.argv[2])))
-except ImportError:
-    print("note: no Python jsonschema, the T4 metadata schema was not checked")
 hw = doc["metadata"]["hardware"]
 assert [d["name"] for d in hw["hardware_description"]] == ["NVIDIA RTX A4000"], hw
 assert doc["metadata"]["environment"]["requirements"][0].startswith("ktune=="), doc
