@@ -148,13 +148,6 @@ static double gflops(const kt_tune_report *r, double ms)
     return isfinite(r->flops) && ms > 0 ? r->flops / (ms * 1e-3) / 1e9 : NAN;
 }
 
-/* A number, or null where it is unknown (JSON has no NaN): an imported
- * recording may lack the spread or the fastest repetition. */
-static json_object *number_json(double v)
-{
-    return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
 static json_object *result_json(const kt_tune_report *rep, const char *key,
                                 const kt_result *r)
 {
@@ -163,9 +156,9 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
     json_object_object_add(o, "key", json_object_new_string(key));
     json_object_object_add(o, "status", json_object_new_string(kt_status_name(r->status)));
     if (r->status == KT_STATUS_OK) {
-        json_object_object_add(o, "time_ms", number_json(r->time_ms));
-        json_object_object_add(o, "min_ms", number_json(r->min_ms));
-        json_object_object_add(o, "spread", number_json(r->spread));
+        json_object_object_add(o, "time_ms", cli_json_double(r->time_ms));
+        json_object_object_add(o, "min_ms", cli_json_double(r->min_ms));
+        json_object_object_add(o, "spread", cli_json_double(r->spread));
         double g = gflops(rep, r->time_ms);
         if (isfinite(g))
             json_object_object_add(o, "gflops", json_object_new_double(g));

@@ -22,10 +22,10 @@
 
 #define MAX_VALUES 65535 /* values of one parameter: indices are uint16_t */
 
-/* One recorded configuration. */
+/* One recorded configuration, in file order. */
 typedef struct row {
-    char *config;           /* key "NAME=v,...", owned */
-    kt_result result;
+    const char *config;     /* key "NAME=v,...", the replay's */
+    bool in_space;          /* not recorded as invalid (recording.h) */
 } row;
 
 /* What the reader of a file gathers. */
@@ -36,8 +36,11 @@ typedef struct reader {
     const char *kind;
     char kernel[128], device[128];
     char *problem;          /* key, owned */
+    kt_replay *replay;      /* every row's result, from the first row on */
     row *rows;              /* file order */
     size_t n, cap;
+    uint16_t *cells;        /* n * nparams: row i's value of parameter d is
+                               pvals[d].texts[cells[i * nparams + d]] */
     json_object *root;      /* the JSON file, or NULL */
     json_object *lists;     /* Kernel Tuner's tune_params (value orders), or NULL */
 } reader;
@@ -57,14 +60,16 @@ typedef struct slice {
 
 /* One parameter's distinct values while the space is built. */
 typedef struct pvals {
-    char **texts;           /* sorted by strcmp */
+    char **texts;           /* in the order first seen */
+    uint16_t *sorted;       /* indices of texts, by strcmp of the text */
     size_t n, cap;
     uint16_t *rank;         /* texts[i]'s place in the value list */
 } pvals;
 
 /* ------------------------------------------------------------- rows */
 
-/* Append a row; takes config (freed on failure too). */
+/* Append a row, its result to the replay (made at the first row, when
+ * the device is known); takes config (freed on failure too). */
 static int push_row(reader *rd, char *config, const kt_result *r)
 {
     if (rd->n == rd->cap) {
@@ -77,15 +82,20 @@ static int push_row(reader *rd, char *config, const kt_result *r)
         rd->rows = grown;
         rd->cap = cap;
     }
-    rd->rows[rd->n++] = (row){.config = config, .result = *r};
-    return KT_OK;
+    int rc = rd->replay ? KT_OK : kt_replay_new(rd->device, &rd->replay, rd->diag);
+    if (rc != KT_OK)
+        free(config);
+    else if ((rc = kt_replay_take(rd->replay, config, r, rd->diag)) == KT_OK)
+        rd->rows[rd->n++] = (row){.config = config,
+                                  .in_space = r->status != KT_STATUS_INVALID};
+    return rc;
 }
 
 static void reader_clear(reader *rd)
 {
-    for (size_t i = 0; i < rd->n; i++)
-        free(rd->rows[i].config);
+    kt_replay_free(rd->replay);
     free(rd->rows);
+    free(rd->cells);
     free(rd->problem);
     json_object_put(rd->root);
 }
@@ -278,7 +288,9 @@ static int db_row(void *user, const kt_db_row *w)
         return 1;
     }
     char *config = kt_strdup(w->config);
-    if (!config || push_row(rd, config, &w->result) != KT_OK)
+    if (!config)
+        return D->err = KT_ENOMEM, 1;
+    if (push_row(rd, config, &w->result) != KT_OK)
         return D->err = KT_ENOMEM, 1;
     return 0;
 }
@@ -335,14 +347,13 @@ static int slice_cmp(slice a, const char *b)
     return c ? c : b[a.len] ? -1 : 0;
 }
 
-/* The place of v among p's sorted texts: found (*at its index) or where it
- * goes. */
+/* The place of v in p->sorted: found (*at its place) or where it goes. */
 static bool pvals_find(const pvals *p, slice v, size_t *at)
 {
     size_t lo = 0, hi = p->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = slice_cmp(v, p->texts[mid]);
+        int c = slice_cmp(v, p->texts[p->sorted[mid]]);
         if (c == 0) {
             *at = mid;
             return true;
@@ -356,17 +367,25 @@ static bool pvals_find(const pvals *p, slice v, size_t *at)
     return false;
 }
 
-static int pvals_add(pvals *p, slice v)
+/* The index of value v in p->texts into *index, added when new;
+ * KT_ERANGE past MAX_VALUES values. */
+static int pvals_add(pvals *p, slice v, uint16_t *index)
 {
     size_t at;
-    if (pvals_find(p, v, &at))
+    if (pvals_find(p, v, &at)) {
+        *index = p->sorted[at];
         return KT_OK;
+    }
+    if (p->n == MAX_VALUES)
+        return KT_ERANGE;
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
-        char **grown = realloc(p->texts, cap * sizeof *grown);
-        if (!grown)
+        char **texts = realloc(p->texts, cap * sizeof *texts);
+        p->texts = texts ? texts : p->texts;
+        uint16_t *sorted = texts ? realloc(p->sorted, cap * sizeof *sorted) : NULL;
+        if (!sorted)
             return KT_ENOMEM;
-        p->texts = grown;
+        p->sorted = sorted;
         p->cap = cap;
     }
     char *text = malloc(v.len + 1);
@@ -374,9 +393,9 @@ static int pvals_add(pvals *p, slice v)
         return KT_ENOMEM;
     memcpy(text, v.s, v.len);
     text[v.len] = '\0';
-    memmove(p->texts + at + 1, p->texts + at, (p->n - at) * sizeof *p->texts);
-    p->texts[at] = text;
-    p->n++;
+    memmove(p->sorted + at + 1, p->sorted + at, (p->n - at) * sizeof *p->sorted);
+    p->sorted[at] = *index = (uint16_t)p->n;
+    p->texts[p->n++] = text;
     return KT_OK;
 }
 
@@ -386,13 +405,14 @@ static void pvals_clear(pvals *p, size_t np)
         for (size_t i = 0; i < p[d].n; i++)
             free(p[d].texts[i]);
         free(p[d].texts);
+        free(p[d].sorted);
         free(p[d].rank);
     }
     free(p);
 }
 
 /* The parameter names of the first row, checked against every row, and
- * every row's values into vals (np entries, calloc'ed). */
+ * every row's values into vals (np entries, calloc'ed) and rd->cells. */
 static int collect(reader *rd, pvals **vals, size_t *np)
 {
     const char *first = rd->rows[0].config, *p = first;
@@ -402,7 +422,8 @@ static int collect(reader *rd, pvals **vals, size_t *np)
     if (*np == 0)
         return kt_fail(rd->diag, KT_EFORMAT, "%s: the recording has no tuning "
                        "parameters", rd->path);
-    if (!(*vals = calloc(*np, sizeof **vals)))
+    if (!(*vals = calloc(*np, sizeof **vals)) ||
+        !(rd->cells = malloc(rd->n * *np * sizeof *rd->cells)))
         return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < rd->n; i++) {
         const char *f = first;
@@ -411,7 +432,12 @@ static int collect(reader *rd, pvals **vals, size_t *np)
         for (p = rd->rows[i].config; same && next_item(&p, &name, &value); d++) {
             same = d < *np && next_item(&f, &fname, &fvalue) && name.len == fname.len &&
                    memcmp(name.s, fname.s, name.len) == 0;
-            if (same && pvals_add(&(*vals)[d], value) != KT_OK)
+            int rc = same ? pvals_add(&(*vals)[d], value, &rd->cells[i * *np + d]) : KT_OK;
+            if (rc == KT_ERANGE)
+                return kt_fail(rd->diag, KT_EFORMAT, "%s: parameter '%.*s' has more "
+                               "than %d values", rd->path, (int)name.len, name.s,
+                               MAX_VALUES);
+            if (rc != KT_OK)
                 return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
         }
         if (!same || d != *np)
@@ -476,13 +502,14 @@ static int order_values(pvals *p, const char *name, json_object *lists)
         return KT_ENOMEM;
     }
     bool numeric = true;
-    for (size_t i = 0; i < p->n; i++) {
-        k[i] = (order_key){.k1 = (double)i, .k2 = (double)i, .i = i};
+    for (size_t j = 0; j < p->n; j++) { /* k2: the place by strcmp */
+        size_t i = p->sorted[j];
+        k[i] = (order_key){.k1 = (double)j, .k2 = (double)j, .i = i};
         numeric = numeric && number_of(p->texts[i], &k[i].k1);
     }
     if (!numeric)
         for (size_t i = 0; i < p->n; i++)
-            k[i].k1 = (double)i;
+            k[i].k1 = k[i].k2;
     qsort(k, p->n, sizeof *k, by_key);
     json_object *list = NULL;
     if (lists && json_object_object_get_ex(lists, name, &list) &&
@@ -585,13 +612,8 @@ static int build_spec(reader *rd, pvals *vals, size_t np, kt_spec **out)
                  : KT_ENOMEM;
     const char *p = rd->rows[0].config;
     slice name, value;
-    for (size_t d = 0; rc == KT_OK && d < np && next_item(&p, &name, &value); d++) {
-        if (vals[d].n > MAX_VALUES)
-            return kt_fail(rd->diag, KT_EFORMAT, "%s: parameter '%.*s' has %zu values, "
-                           "more than %d", rd->path, (int)name.len, name.s, vals[d].n,
-                           MAX_VALUES);
+    for (size_t d = 0; rc == KT_OK && d < np && next_item(&p, &name, &value); d++)
         rc = spec_param(&s->params[d], name, &vals[d], rd->lists);
-    }
     if (rc == KT_OK)
         rc = spec_problem(s, rd->problem);
     if (rc == KT_OK)
@@ -621,45 +643,36 @@ static size_t sort_unique(uint16_t *cfgs, size_t n, size_t np)
     return kept;
 }
 
-/* A row's value indices (collect saw every value). */
-static void row_cfg(const row *w, const pvals *vals, uint16_t *cfg)
-{
-    const char *p = w->config;
-    slice name, value;
-    size_t at = 0;
-    for (size_t d = 0; next_item(&p, &name, &value); d++) {
-        pvals_find(&vals[d], value, &at);
-        cfg[d] = vals[d].rank[at];
-    }
-}
-
-/* Every row into the replay; the rows inside the space (recording.h) into
- * its space, the first of them the spec's default. */
+/* The rows inside the space (recording.h) as the replay's space, the first
+ * of them the spec's default; the replay, finished, into *out. */
 static int build_replay(reader *rd, kt_spec *spec, const pvals *vals, kt_replay **out)
 {
     size_t np = spec->nparams, n = 0;
     uint16_t *space = malloc(rd->n * np * sizeof *space);
-    int rc = space ? kt_replay_new(rd->device, out, rd->diag)
-                   : kt_fail(rd->diag, KT_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == KT_OK && i < rd->n; i++) {
-        const row *w = &rd->rows[i];
-        rc = kt_replay_add(*out, w->config, &w->result, rd->diag);
-        if (w->result.status == KT_STATUS_INVALID)
+    if (!space)
+        return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < rd->n; i++) {
+        if (!rd->rows[i].in_space)
             continue;
-        row_cfg(w, vals, space + n * np);
+        for (size_t d = 0; d < np; d++)
+            space[n * np + d] = vals[d].rank[rd->cells[i * np + d]];
         for (size_t d = 0; n == 0 && d < np; d++)
             spec->params[d].default_index = space[d];
         n++;
     }
-    if (rc == KT_OK && n == 0)
-        rc = kt_fail(rd->diag, KT_EEMPTY, "%s: every recorded configuration is invalid "
-                     "(outside the space): nothing to replay", rd->path);
+    if (n == 0) {
+        free(space);
+        return kt_fail(rd->diag, KT_EEMPTY, "%s: every recorded configuration is invalid "
+                       "(outside the space): nothing to replay", rd->path);
+    }
+    int rc = kt_replay_finish(rd->replay, rd->diag);
     if (rc != KT_OK) {
         free(space);
         return rc;
     }
-    kt_replay_finish(*out);
-    kt_replay_set_space(*out, space, sort_unique(space, n, np));
+    kt_replay_set_space(rd->replay, space, sort_unique(space, n, np));
+    *out = rd->replay;
+    rd->replay = NULL;
     return KT_OK;
 }
 

@@ -1,4 +1,8 @@
-/* replay.c - a recorded run's results, sorted by configuration key. */
+/* replay.c - a recorded run's results, found by configuration key.
+ *
+ * The rows stay in the order added; a sorted array of pointers to them
+ * answers the look-ups (sorting the rows themselves would move a result's
+ * few hundred bytes at every swap). */
 #include "store/replay.h"
 #include "core/util.h"
 
@@ -13,7 +17,8 @@ typedef struct entry {
 struct kt_replay {
     char device[128];     /* the recorded device's name */
     size_t n, cap;
-    entry *rows;          /* sorted by config after loading */
+    entry *rows;          /* in the order added */
+    const entry **sorted; /* rows by config, after kt_replay_finish */
     kt_winners winners;   /* other problems' fastest configurations */
     uint16_t *space;      /* kt_replay_set_space's list, or NULL */
     uint64_t nspace;
@@ -28,20 +33,22 @@ typedef struct loader {
     int err;
 } loader;
 
-/* Append one row (config copied); KT_ENOMEM. */
-static int push(kt_replay *r, const char *config, const kt_result *result)
+/* Append one row, taking config (freed on failure); KT_ENOMEM. */
+static int push(kt_replay *r, char *config, const kt_result *result)
 {
-    if (r->n == r->cap) {
+    if (config && r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 256;
         entry *rows = realloc(r->rows, cap * sizeof *rows);
-        if (!rows)
-            return KT_ENOMEM;
-        r->rows = rows;
-        r->cap = cap;
+        if (rows) {
+            r->rows = rows;
+            r->cap = cap;
+        }
     }
-    if (!(r->rows[r->n].config = kt_strdup(config)))
+    if (!config || r->n == r->cap) {
+        free(config);
         return KT_ENOMEM;
-    r->rows[r->n++].result = *result;
+    }
+    r->rows[r->n++] = (entry){.config = config, .result = *result};
     return KT_OK;
 }
 
@@ -57,14 +64,14 @@ static int add_row(void *user, const kt_db_row *row)
         kt_strlcpy(r->device, sizeof r->device, row->device);
     else if (strcmp(r->device, row->device) != 0)
         L->several_devices = true;
-    if (push(r, row->config, &row->result) != KT_OK)
+    if (push(r, kt_strdup(row->config), &row->result) != KT_OK)
         return L->err = KT_ENOMEM, 1;
     return 0;
 }
 
 static int by_config(const void *a, const void *b)
 {
-    return strcmp(((const entry *)a)->config, ((const entry *)b)->config);
+    return strcmp((*(const entry *const *)a)->config, (*(const entry *const *)b)->config);
 }
 
 static int check_loaded(const loader *L, const char *db_path, const char *kernel,
@@ -103,11 +110,12 @@ int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
     if (rc == KT_OK)
         rc = kt_winners_load(db, kernel, source_hash, L.r->device, problem,
                              &L.r->winners, diag);
+    if (rc == KT_OK)
+        rc = kt_replay_finish(L.r, diag);
     if (rc != KT_OK) {
         kt_replay_free(L.r);
         return rc;
     }
-    kt_replay_finish(L.r);
     *out = L.r;
     return KT_OK;
 }
@@ -132,6 +140,7 @@ void kt_replay_free(kt_replay *r)
     for (size_t i = 0; i < r->n; i++)
         free(r->rows[i].config);
     free(r->rows);
+    free(r->sorted);
     kt_winners_clear(&r->winners);
     free(r->space);
     free(r);
@@ -145,16 +154,21 @@ int kt_replay_new(const char *device, kt_replay **out, kt_diag *diag)
     return KT_OK;
 }
 
-int kt_replay_add(kt_replay *r, const char *config, const kt_result *result,
-                  kt_diag *diag)
+int kt_replay_take(kt_replay *r, char *config, const kt_result *result, kt_diag *diag)
 {
     return push(r, config, result) == KT_OK ? KT_OK
                                             : kt_fail(diag, KT_ENOMEM, "out of memory");
 }
 
-void kt_replay_finish(kt_replay *r)
+int kt_replay_finish(kt_replay *r, kt_diag *diag)
 {
-    qsort(r->rows, r->n, sizeof *r->rows, by_config);
+    free(r->sorted);
+    if (!(r->sorted = malloc((r->n ? r->n : 1) * sizeof *r->sorted)))
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->n; i++)
+        r->sorted[i] = &r->rows[i];
+    qsort(r->sorted, r->n, sizeof *r->sorted, by_config);
+    return KT_OK;
 }
 
 void kt_replay_set_space(kt_replay *r, uint16_t *cfgs, uint64_t n)
@@ -177,8 +191,10 @@ const kt_winners *kt_replay_winners(const kt_replay *r) { return &r->winners; }
 bool kt_replay_find(const kt_replay *r, const char *config, kt_result *out)
 {
     entry want = {.config = (char *)config};
-    const entry *e = bsearch(&want, r->rows, r->n, sizeof *r->rows, by_config);
+    const entry *key = &want, **e = NULL;
+    if (r->sorted)
+        e = bsearch(&key, r->sorted, r->n, sizeof *r->sorted, by_config);
     if (e)
-        *out = e->result;
+        *out = (*e)->result;
     return e != NULL;
 }

@@ -32,14 +32,14 @@ int kt_replay_open(const char *db_path, const char *kernel, const char *source_h
 void kt_replay_free(kt_replay *r);
 
 /* A replay filled row by row (a recording read from a file with no spec,
- * store/recording.h): kt_replay_new, kt_replay_add for each row, then
+ * store/recording.h): kt_replay_new, kt_replay_take for each row, then
  * kt_replay_finish before any kt_replay_find.  KT_ENOMEM. */
 int kt_replay_new(const char *device, kt_replay **out, kt_diag *diag);
-/* config (a configuration key) is copied; a configuration added twice
- * answers with either row. */
-int kt_replay_add(kt_replay *r, const char *config, const kt_result *result,
-                  kt_diag *diag);
-void kt_replay_finish(kt_replay *r);
+/* Add a row: the replay takes config (a malloc'ed configuration key, freed
+ * on failure too), which stays where it is until kt_replay_free.  A
+ * configuration added twice answers with either row. */
+int kt_replay_take(kt_replay *r, char *config, const kt_result *result, kt_diag *diag);
+int kt_replay_finish(kt_replay *r, kt_diag *diag);
 
 /* The recorded space, for a recording with no spec: n configurations as
  * value indices of the recording's spec, sorted and distinct (what
