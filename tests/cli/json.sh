@@ -76,12 +76,22 @@ has_keys "$TMP/t.json" kernel problem device measured best statuses
 "$KTUNE" benchmark "$SPEC" --problem $P --replay "$TMP/rec.db" --strategies random \
     --budgets 5 --seeds 2 --json >"$TMP/b.json"
 has_keys "$TMP/b.json" kernel results
+"$KTUNE" validate "$SPEC" --json >"$TMP/s.json"
+has_keys "$TMP/s.json" file valid errors warnings count
 # space's --json is being added with its own tests; checked here once it is
 if "$KTUNE" space --help | grep -q -- --json; then
     "$KTUNE" space "$SPEC" --problem $P --count --json >"$TMP/s.json"
     has_keys "$TMP/s.json"
 fi
-pass "tune, benchmark (and space) --json"
+pass "tune, benchmark, validate (and space) --json"
+
+# --- a command added later says --json in its --help, or this fails
+# (space: its --json is on the way)
+for cmd in $("$KTUNE" --help | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
+    [ "$cmd" = space ] || "$KTUNE" $cmd --help | grep -q -- --json ||
+        fail "'ktune $cmd --help' names no --json"
+done
+pass "every command's --help names --json"
 
 # --- train, evaluate, predict
 "$KTUNE" train --db "$TMP/grid.db" --kernel gemm --model knn --holdout 0.25 \
