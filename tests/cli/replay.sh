@@ -60,6 +60,18 @@ pass "benchmark with no spec; every strategy replays within its budget"
 grep -q '"problem": "ProblemSize_0=100"' "$TMP/va.json" || fail "$(cat "$TMP/va.json")"
 pass "replay of the Kernel Tuner fixture"
 
+cp "$TMP/rec.db" "$TMP/two.db"
+"$KTUNE" import kerneltuner tests/data/kerneltuner/vector_add_a4000.json --db "$TMP/two.db" \
+    >/dev/null
+expect_fail 1 "two.db holds several recordings, kernel 'gemm' .* choose one with --kernel" \
+    "$KTUNE" tune --replay "$TMP/two.db" --budget 5
+"$KTUNE" tune --replay "$TMP/two.db" --kernel vector_add --budget 5 --json >"$TMP/k.json"
+[ "$(json_get "$TMP/k.json" space_size)" = 15 ] || fail "$(cat "$TMP/k.json")"
+"$KTUNE" benchmark --replay "$TMP/two.db" --device "AMD EPYC (2 cores)" --budgets 5 \
+    --seeds 2 --strategies random --json >"$TMP/d.json"
+grep -q '"space_size": *480' "$TMP/d.json" || fail "$(cat "$TMP/d.json")"
+pass "a database of several recordings: --kernel, --device choose one"
+
 # Three entries of the cache marked: one invalid (outside the space), two
 # failed (inside it, failed evaluations).
 python3 - "$TMP/rec.kt.json" "$TMP/marked.json" <<'PY'
