@@ -9,8 +9,9 @@
 CC      ?= cc
 BUILD   ?= build
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
-CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Isrc $(JSON_CFLAGS)
 include libs.mk
+CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Isrc $(JSON_CFLAGS) \
+                $(HDF5_CFLAGS)
 
 # Two flavours of the same sources: release, and sanitised for the tests.
 REL_FLAGS  = -O2 -g

@@ -3,10 +3,11 @@
 # Runs apt-get (through sudo when not root) only when a package is absent,
 # so it is cheap to call before every build.  clang and libclang-rt-dev
 # (libclang_rt.fuzzer, the libFuzzer runtime) build the harnesses of
-# `make fuzz`.
+# `make fuzz`.  libhdf5-dev: the HDF5 header ktune builds against and the
+# library it loads to read T1's BinaryHDF data files.
 set -eu
 
-PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev python3 python3-jsonschema"
+PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev python3 python3-jsonschema libhdf5-dev"
 
 missing=""
 for p in $PACKAGES; do

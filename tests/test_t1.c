@@ -322,13 +322,13 @@ static void test_generator_fills_are_compiled_and_applied(void)
         " \"FillType\": \"Generator\", \"DataSource\":"
         " \"1+(i//4)*(0.1 + 0.05*(i%4)) if i%4 < 3 else ((i//4)%10)*0.1\"}";
     CHECK(load_text(spec_args(args), &spec, &d) == KT_OK);
-    CHECK(spec->args[0].fill == KT_FILL_GENERATOR);
+    CHECK(spec->args[0].data.fill == KT_FILL_GENERATOR);
     double slots[16] = {0}, v;
     slots[spec->nnames] = 5;
-    CHECK(kt_expr_eval(spec->args[0].generator, slots, &v) == KT_OK);
+    CHECK(kt_expr_eval(spec->args[0].data.generator, slots, &v) == KT_OK);
     CHECK_NEAR(v, 1.15, 1e-12);
     slots[spec->nnames] = 7;
-    CHECK(kt_expr_eval(spec->args[0].generator, slots, &v) == KT_OK);
+    CHECK(kt_expr_eval(spec->args[0].data.generator, slots, &v) == KT_OK);
     CHECK_NEAR(v, 0.1, 1e-12);
     kt_problem prob;
     kt_args args_made;

@@ -11,12 +11,14 @@
 #include "core/util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* Everything the loader needs to report: the file, where warnings go, and
  * where an error's detail is written. */
@@ -684,7 +686,7 @@ static const struct {
 /* A Generator fill's DataSource: an expression of the element index i
  * (and the spec's names), compiled by the same safe evaluator as the
  * conditions. */
-static int parse_generator(loader *L, json_object *o, const char *path, kt_arg *a)
+static int parse_generator(loader *L, json_object *o, const char *path, kt_data *d)
 {
     const char *src;
     int rc = get_string(L, o, path, "DataSource", true, &src);
@@ -696,11 +698,34 @@ static int parse_generator(loader *L, json_object *o, const char *path, kt_arg *
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     memcpy(names, s->names, s->nnames * sizeof *names);
     names[s->nnames] = "i";
-    kt_diag d = {{0}};
-    rc = kt_expr_compile(src, names, s->nnames + 1, &a->generator, &d);
+    kt_diag diag = {{0}};
+    rc = kt_expr_compile(src, names, s->nnames + 1, &d->generator, &diag);
     free(names);
     if (rc != KT_OK)
-        return spec_error(L, path, "DataSource: in \"%s\": %s", src, d.msg);
+        return spec_error(L, path, "DataSource: in \"%s\": %s", src, diag.msg);
+    return KT_OK;
+}
+
+/* A data file's DataSource: a path relative to the spec's folder.  A
+ * missing file is only a warning here, so that a spec whose data is not at
+ * hand (KTT ships CoulombSum3d without its 64 MB expected output) still
+ * counts its space; making the arguments (measure/args.c) refuses it. */
+static int parse_file(loader *L, json_object *o, const char *path, const char *name,
+                      kt_data *d)
+{
+    const char *src;
+    int rc = get_string(L, o, path, "DataSource", true, &src);
+    if (rc != KT_OK)
+        return rc;
+    if (!*src)
+        return spec_error(L, path, "DataSource: an empty file name");
+    d->file = src[0] == '/' ? kt_strdup(src) : kt_asprintf("%s/%s", L->spec->dir, src);
+    d->dataset = d->fill == KT_FILL_HDF5 ? kt_strdup(name) : NULL;
+    if (!d->file || (d->fill == KT_FILL_HDF5 && !d->dataset))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if (access(d->file, R_OK) != 0)
+        spec_warn(L, "%s.DataSource: cannot read '%s' (%s); tuning needs it", path,
+                  d->file, strerror(errno));
     return KT_OK;
 }
 
@@ -759,9 +784,12 @@ static int scale_size(loader *L, json_object *o, const char *path, unsigned lane
 static const name_code ACCESS[] = {
     {"ReadOnly", KT_READ}, {"WriteOnly", KT_WRITE}, {"ReadWrite", KT_READ_WRITE}};
 static const name_code MEMORY[] = {{"Scalar", 1}, {"Vector", 0}};
-static const name_code FILLS[] = {{"Random", KT_FILL_RANDOM},
-                                  {"Constant", KT_FILL_CONSTANT},
-                                  {"Generator", KT_FILL_GENERATOR}};
+/* T1's "Script" runs a program to make the data: refused (FILL_SCRIPT). */
+#define FILL_SCRIPT (-1)
+static const name_code FILLS[] = {
+    {"Random", KT_FILL_RANDOM},  {"Constant", KT_FILL_CONSTANT},
+    {"Generator", KT_FILL_GENERATOR}, {"BinaryRaw", KT_FILL_RAW},
+    {"BinaryHDF", KT_FILL_HDF5}, {"Script", FILL_SCRIPT}};
 static const name_code CHECKS[] = {
     {"AbsoluteDifference", KT_CHECK_ABSOLUTE},
     {"SideBySideComparison", KT_CHECK_ABSOLUTE},
@@ -810,6 +838,40 @@ static int check_problem_only(loader *L, const char *path, const kt_expr *e)
     return KT_OK;
 }
 
+/* Where the data at path comes from, by its FillType (fill): FillValue,
+ * DataSource as an expression or as a file, RandomSeed.  name picks the
+ * dataset of an HDF5 file that holds several. */
+static int parse_data(loader *L, json_object *o, const char *path, int fill,
+                      const char *name, kt_data *d)
+{
+    char sub[192];
+    json_object *seed;
+    int rc = get_key(L, o, path, "RandomSeed", json_type_double, false, &seed);
+    d->fill = (kt_fill)fill;
+    d->seed = seed ? (uint64_t)json_object_get_int64(seed) : 0;
+    if (rc == KT_OK && !(d->key = kt_strdup(path)))
+        rc = kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if (rc != KT_OK)
+        return rc;
+    switch (fill) {
+    case KT_FILL_CONSTANT:
+        snprintf(sub, sizeof sub, "%s.FillValue", path);
+        rc = get_expr(L, o, path, "FillValue", true, &d->value);
+        return rc == KT_OK ? check_problem_only(L, sub, d->value) : rc;
+    case KT_FILL_GENERATOR:
+        return parse_generator(L, o, path, d);
+    case KT_FILL_RAW:
+    case KT_FILL_HDF5:
+        return parse_file(L, o, path, name, d);
+    case FILL_SCRIPT:
+        snprintf(sub, sizeof sub, "%s.FillType", path);
+        return spec_error(L, sub, "\"Script\" runs a program to make the data, and "
+                          "ktune runs no code from a spec: give the values as a "
+                          "Generator expression or a data file (BinaryRaw, BinaryHDF)");
+    }
+    return KT_OK;
+}
+
 static int parse_arg(loader *L, json_object *arr, size_t i)
 {
     static const char *const known[] = {"Name", "Type", "MemoryType", "AccessType",
@@ -824,7 +886,6 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
     const char *name;
     int type = KT_DT_FLOAT, scalar = 0, access = KT_READ, fill = KT_FILL_RANDOM;
     unsigned lanes;
-    json_object *seed;
     int rc;
     if ((rc = get_string(L, o, path, "Name", false, &name)) != KT_OK ||
         (rc = parse_type(L, o, path, &type, &lanes)) ||
@@ -833,8 +894,7 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
         (rc = get_enum(L, o, path, "AccessType", false, ACCESS, KT_ARRAY_LEN(ACCESS),
                        &access)) ||
         (rc = get_enum(L, o, path, "FillType", false, FILLS, KT_ARRAY_LEN(FILLS),
-                       &fill)) ||
-        (rc = get_key(L, o, path, "RandomSeed", json_type_double, false, &seed)))
+                       &fill)))
         return rc;
     if (scalar && lanes > 1)
         return spec_error(L, path, "a vector type cannot be a Scalar argument");
@@ -844,20 +904,17 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
     a->type = (kt_dtype)type;
     a->scalar = scalar;
     a->access = (kt_access)access;
-    a->fill = (kt_fill)fill;
-    a->seed = seed ? (uint64_t)json_object_get_int64(seed) : 0;
+    a->expect.fill = KT_FILL_REFERENCE;
     char sub[192];
     snprintf(sub, sizeof sub, "%s.%s", path, scalar ? "FillValue" : "Size");
     rc = get_expr(L, o, path, scalar ? "FillValue" : "Size", true,
                   scalar ? &a->value : &a->size);
-    if (rc == KT_OK && !scalar && fill == KT_FILL_CONSTANT)
-        rc = get_expr(L, o, path, "FillValue", true, &a->value);
     if (rc == KT_OK)
         rc = check_problem_only(L, sub, scalar ? a->value : a->size);
     if (rc == KT_OK && !scalar)
         rc = scale_size(L, o, path, lanes, &a->size);
-    if (rc == KT_OK && !scalar && fill == KT_FILL_GENERATOR)
-        rc = parse_generator(L, o, path, a);
+    if (rc == KT_OK && !scalar)
+        rc = parse_data(L, o, path, fill, a->name, &a->data);
     if (rc == KT_OK && scalar && access != KT_READ)
         rc = spec_error(L, path, "a Scalar argument must be ReadOnly");
     return rc;
@@ -872,11 +929,47 @@ static double default_threshold(kt_dtype t)
                                : 0;
 }
 
+/* The output argument that ReferenceArguments[k] at path names. */
+static int reference_target(loader *L, json_object *o, const char *path, kt_arg **out)
+{
+    const char *target;
+    int rc = get_string(L, o, path, "TargetName", true, &target);
+    if (rc != KT_OK)
+        return rc;
+    kt_spec *s = L->spec;
+    *out = NULL;
+    for (size_t j = 0; j < s->nargs && !*out; j++)
+        if (strcmp(s->args[j].name, target) == 0)
+            *out = &s->args[j];
+    if (!*out || (*out)->scalar || (*out)->access == KT_READ)
+        return spec_error(L, path, "TargetName '%s' is not a writable vector "
+                          "argument", target);
+    return KT_OK;
+}
+
+/* Where ReferenceArguments[k]'s expected values come from.  "Generator"
+ * without a DataSource is ktune's way of saying the reference run computes
+ * them; with one, its expression does, as in KTT.  Random gives none. */
+static int parse_expected(loader *L, json_object *o, const char *path, kt_arg *a)
+{
+    int fill = KT_FILL_GENERATOR;
+    int rc = get_enum(L, o, path, "FillType", false, FILLS, KT_ARRAY_LEN(FILLS), &fill);
+    if (rc != KT_OK)
+        return rc;
+    if (fill == KT_FILL_RANDOM)
+        return spec_error(L, path, "FillType \"Random\" gives no expected values: use "
+                          "Generator (computed by the reference, or by a DataSource "
+                          "expression), Constant, BinaryRaw or BinaryHDF");
+    if (fill == KT_FILL_GENERATOR && !json_object_object_get_ex(o, "DataSource", NULL))
+        fill = KT_FILL_REFERENCE;
+    return parse_data(L, o, path, fill, a->name, &a->expect);
+}
+
 static int parse_reference_args(loader *L, json_object *ks)
 {
-    static const char *const known[] = {"Name", "TargetName", "FillType",
-                                        "ValidationMethod", "ValidationThreshold",
-                                        NULL};
+    static const char *const known[] = {"Name", "TargetName", "FillType", "FillValue",
+                                        "DataSource", "RandomSeed", "ValidationMethod",
+                                        "ValidationThreshold", NULL};
     kt_spec *s = L->spec;
     json_object *arr;
     int rc = get_key(L, ks, "KernelSpecification", "ReferenceArguments",
@@ -900,31 +993,33 @@ static int parse_reference_args(loader *L, json_object *ks)
                                             i, known, path, sizeof path);
         if (!o)
             return KT_ESPEC;
-        const char *target, *fill;
         int method = KT_CHECK_RELATIVE;
-        if ((rc = get_string(L, o, path, "TargetName", true, &target)) ||
-            (rc = get_string(L, o, path, "FillType", false, &fill)) ||
+        kt_arg *a;
+        if ((rc = reference_target(L, o, path, &a)) ||
             (rc = get_enum(L, o, path, "ValidationMethod", false, CHECKS,
                            KT_ARRAY_LEN(CHECKS), &method)) ||
             (rc = get_key(L, o, path, "ValidationThreshold", json_type_double, false,
                           &thr)))
             return rc;
-        if (fill && strcmp(fill, "Generator") != 0)
-            return spec_error(L, path, "FillType \"%s\" is not supported: ktune "
-                              "computes expected values with the reference kernel "
-                              "(\"Generator\")", fill);
-        kt_arg *a = NULL;
-        for (size_t j = 0; j < s->nargs && !a; j++)
-            if (strcmp(s->args[j].name, target) == 0)
-                a = &s->args[j];
-        if (!a || a->scalar || a->access == KT_READ)
-            return spec_error(L, path, "TargetName '%s' is not a writable vector "
-                              "argument", target);
+        if (a->expect.key)
+            return spec_error(L, path, "'%s' already has expected values, from %s",
+                              a->name, a->expect.key);
+        if ((rc = parse_expected(L, o, path, a)) != KT_OK)
+            return rc;
         a->check = (kt_check)method;
         if (thr)
             a->threshold = json_object_get_double(thr);
     }
     return KT_OK;
+}
+
+static void data_free(kt_data *d)
+{
+    kt_expr_free(d->value);
+    kt_expr_free(d->generator);
+    free(d->file);
+    free(d->dataset);
+    free(d->key);
 }
 
 static int parse_args(loader *L, json_object *ks)
@@ -1454,7 +1549,8 @@ void kt_spec_free(kt_spec *s)
         free(s->args[i].name);
         kt_expr_free(s->args[i].size);
         kt_expr_free(s->args[i].value);
-        kt_expr_free(s->args[i].generator);
+        data_free(&s->args[i].data);
+        data_free(&s->args[i].expect);
     }
     free(s->args);
     for (size_t i = 0; i < s->nconds; i++)

@@ -46,12 +46,34 @@ typedef enum kt_dtype {
 } kt_dtype;
 
 typedef enum kt_access { KT_READ, KT_WRITE, KT_READ_WRITE } kt_access;
-typedef enum kt_fill { KT_FILL_RANDOM, KT_FILL_CONSTANT, KT_FILL_GENERATOR } kt_fill;
+/* Where data comes from (T1's FillType).  KT_FILL_REFERENCE is for
+ * expected outputs only: the reference run computes them. */
+typedef enum kt_fill {
+    KT_FILL_RANDOM, KT_FILL_CONSTANT, KT_FILL_GENERATOR,
+    KT_FILL_RAW,        /* BinaryRaw: little-endian elements, as many as Size */
+    KT_FILL_HDF5,       /* BinaryHDF: one dataset of an HDF5 file */
+    KT_FILL_REFERENCE
+} kt_fill;
 typedef enum kt_check {
     KT_CHECK_NONE,              /* output not verified */
     KT_CHECK_ABSOLUTE,          /* max |x - ref| <= threshold */
     KT_CHECK_RELATIVE           /* |x - ref| <= threshold * max(|ref|, rms(ref)) */
 } kt_check;
+
+/* An input's initial contents, or an output's expected values. */
+typedef struct kt_data {
+    kt_fill fill;
+    kt_expr *value;     /* Constant: the value, over problem names */
+    kt_expr *generator; /* Generator: element i's value (DataSource), over
+                           the spec's names and "i" (slot nnames) */
+    uint64_t seed;      /* Random: RandomSeed; 0 derives it from the run's */
+    char *file;         /* BinaryRaw, BinaryHDF: DataSource resolved against
+                           the spec's folder; it may be missing until run */
+    char *dataset;      /* BinaryHDF: the dataset read when the file holds
+                           several (the argument's name) */
+    char *key;          /* its key path ("KernelSpecification.Arguments[1]"),
+                           for messages */
+} kt_data;
 
 typedef struct kt_arg {
     char *name;
@@ -59,11 +81,10 @@ typedef struct kt_arg {
     bool scalar;        /* MemoryType Scalar: passed by value */
     kt_access access;
     kt_expr *size;      /* vectors: element count, over problem names */
-    kt_fill fill;
-    kt_expr *value;     /* scalars: the value; constant fills: the constant */
-    uint64_t seed;      /* random fills */
-    kt_expr *generator; /* Generator fills: element i's value (DataSource), over
-                           the spec's names and "i" (slot nnames); NULL else */
+    kt_expr *value;     /* scalars: the value */
+    kt_data data;       /* vectors: the initial contents */
+    kt_data expect;     /* outputs: the expected values (ReferenceArguments);
+                           KT_FILL_REFERENCE unless a file or expression gives them */
     kt_check check;     /* from ReferenceArguments; outputs default to relative */
     double threshold;
 } kt_arg;

@@ -1,9 +1,11 @@
 /* args.c - the kernel's arguments for one problem: sizes, scalar values,
- * and seeded input data.  The tuner plans the sizes (to check them against
- * the memory limit before anything is allocated); each worker fills its own
- * copy from the same seed. */
+ * and input data (seeded random, constant, generated, or read from a
+ * file).  The tuner plans the sizes (to check them against the memory
+ * limit before anything is allocated, and that data files match them);
+ * each worker fills its own copy from the same seed and files. */
 #include "core/half.h"
 #include "core/util.h"
+#include "measure/datafile.h"
 #include "measure/measure.h"
 
 #include <math.h>
@@ -30,18 +32,13 @@ static void store(kt_dtype t, void *p, size_t i, double v)
 }
 
 /* Random inputs: floats uniform in [-1, 1), integers uniform in [0, 100). */
-static void fill(const kt_arg *a, void *p, size_t count, double constant,
-                 uint64_t seed)
+static void fill_random(kt_dtype t, void *p, size_t count, uint64_t seed)
 {
     kt_rng rng;
     kt_rng_seed(&rng, seed);
-    bool real = a->type >= KT_DT_FLOAT;
-    for (size_t i = 0; i < count; i++) {
-        double v = a->fill == KT_FILL_CONSTANT ? constant
-                   : real ? 2 * kt_rng_unit(&rng) - 1
-                          : (double)kt_rng_below(&rng, 100);
-        store(a->type, p, i, v);
-    }
+    bool real = t >= KT_DT_FLOAT;
+    for (size_t i = 0; i < count; i++)
+        store(t, p, i, real ? 2 * kt_rng_unit(&rng) - 1 : (double)kt_rng_below(&rng, 100));
 }
 
 static int eval_problem(const kt_spec *spec, const kt_expr *e, const double *slots,
@@ -55,6 +52,19 @@ static int eval_problem(const kt_spec *spec, const kt_expr *e, const double *slo
         return kt_fail(diag, KT_ESPEC, "%s: argument '%s': \"%s\" cannot be evaluated "
                        "for this problem", spec->path, arg, kt_expr_source(e));
     return KT_OK;
+}
+
+/* Where argument a's data or expected values come from a file, that the
+ * file matches its count (when the data is used: not for an output-only
+ * argument's initial contents). */
+static int check_files(const kt_spec *spec, const kt_arg *a, size_t count, kt_diag *diag)
+{
+    int rc = KT_OK;
+    if (a->access != KT_WRITE && (a->data.fill == KT_FILL_RAW || a->data.fill == KT_FILL_HDF5))
+        rc = kt_datafile_check(spec, &a->data, a->type, count, diag);
+    if (rc == KT_OK && (a->expect.fill == KT_FILL_RAW || a->expect.fill == KT_FILL_HDF5))
+        rc = kt_datafile_check(spec, &a->expect, a->type, count, diag);
+    return rc;
 }
 
 /* Argument i's element count, byte size and scalar value; no allocation. */
@@ -76,29 +86,57 @@ static int arg_plan(const kt_spec *spec, size_t i, const double *slots, kt_args 
                        "positive whole number", spec->path, a->name, count);
     out->count[i] = (size_t)count;
     out->bytes[i] = (size_t)count * kt_dtype_size(a->type);
-    return KT_OK;
+    return a->scalar ? KT_OK : check_files(spec, a, out->count[i], diag);
 }
 
 /* A Generator fill: element k is the DataSource expression with "i" (the
  * slot after the spec's names) set to k. */
-static int generate(const kt_spec *spec, const kt_arg *a, void *p, size_t count,
-                    double *slots, kt_diag *diag)
+static int generate(const kt_spec *spec, const kt_arg *a, const kt_expr *gen, void *p,
+                    size_t count, double *slots, kt_diag *diag)
 {
     for (size_t k = 0; k < count; k++) {
         double v;
         slots[spec->nnames] = (double)k;
-        if (kt_expr_eval(a->generator, slots, &v) != KT_OK || !isfinite(v))
+        if (kt_expr_eval(gen, slots, &v) != KT_OK || !isfinite(v))
             return kt_fail(diag, KT_ESPEC, "%s: argument '%s': its DataSource \"%s\" "
                            "cannot be evaluated for element %zu", spec->path, a->name,
-                           kt_expr_source(a->generator), k);
+                           kt_expr_source(gen), k);
         store(a->type, p, k, v);
     }
     return KT_OK;
 }
 
+/* Fill p (count elements of argument a) from d: a's initial contents or
+ * its expected values.  slots holds the problem's values and one more slot
+ * for a generator's element index; seed is for random data. */
+static int data_fill(const kt_spec *spec, const kt_arg *a, const kt_data *d, void *p,
+                     size_t count, double *slots, uint64_t seed, kt_diag *diag)
+{
+    double v;
+    int rc;
+    switch (d->fill) {
+    case KT_FILL_RANDOM:
+        fill_random(a->type, p, count, d->seed ? d->seed : seed);
+        return KT_OK;
+    case KT_FILL_CONSTANT:
+        if ((rc = eval_problem(spec, d->value, slots, a->name, &v, diag)) != KT_OK)
+            return rc;
+        for (size_t k = 0; k < count; k++)
+            store(a->type, p, k, v);
+        return KT_OK;
+    case KT_FILL_GENERATOR:
+        return generate(spec, a, d->generator, p, count, slots, diag);
+    case KT_FILL_RAW:
+    case KT_FILL_HDF5:
+        return kt_datafile_read(spec, d, a->type, count, p, diag);
+    case KT_FILL_REFERENCE:
+        break;
+    }
+    return KT_OK;
+}
+
 /* Allocate argument i and fill it: the scalar's value, or the input's
- * seeded random, constant or generated contents.  slots holds the problem's
- * values and one more slot for a generator's element index. */
+ * contents (an output-only vector stays zeroed). */
 static int arg_fill(const kt_spec *spec, size_t i, double value, uint64_t seed,
                     double *slots, kt_args *out, kt_diag *diag)
 {
@@ -109,11 +147,9 @@ static int arg_fill(const kt_spec *spec, size_t i, double value, uint64_t seed,
                        a->name, out->bytes[i]);
     if (a->scalar)
         store(a->type, out->init[i], 0, value);
-    else if (a->access != KT_WRITE && a->generator)
-        return generate(spec, a, out->init[i], out->count[i], slots, diag);
     else if (a->access != KT_WRITE)
-        fill(a, out->init[i], out->count[i], value,
-             a->seed ? a->seed : kt_hash(seed, &i, sizeof i));
+        return data_fill(spec, a, &a->data, out->init[i], out->count[i], slots,
+                         kt_hash(seed, &i, sizeof i), diag);
     return KT_OK;
 }
 
@@ -155,6 +191,19 @@ int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
                 kt_args *out, kt_diag *diag)
 {
     return args_make(spec, prob, &seed, out, diag);
+}
+
+int kt_args_expected(const kt_spec *spec, const kt_problem *prob, size_t i, size_t count,
+                     void *dst, kt_diag *diag)
+{
+    double *slots = calloc(spec->nnames + 1, sizeof *slots); /* + a generator's i */
+    if (!slots)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    kt_spec_slots(spec, NULL, prob, slots);
+    const kt_arg *a = &spec->args[i];
+    int rc = data_fill(spec, a, &a->expect, dst, count, slots, 0, diag);
+    free(slots);
+    return rc;
 }
 
 void kt_args_clear(kt_args *a)

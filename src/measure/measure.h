@@ -25,6 +25,12 @@ int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,
 int kt_args_plan(const kt_spec *spec, const kt_problem *prob, kt_args *out,
                  kt_diag *diag);
 void kt_args_clear(kt_args *a);
+/* Output i's expected values (count elements into dst) where its
+ * ReferenceArguments entry gives them (spec->args[i].expect: a constant,
+ * an expression or a data file); nothing when the reference run computes
+ * them (KT_FILL_REFERENCE). */
+int kt_args_expected(const kt_spec *spec, const kt_problem *prob, size_t i, size_t count,
+                     void *dst, kt_diag *diag);
 
 /* -------------------------------------------------------------- verify */
 

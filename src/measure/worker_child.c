@@ -143,7 +143,9 @@ static bool check_outputs(child *ch, kt_result *r)
     return true;
 }
 
-/* Store the reference's outputs in shared memory; they must be complete. */
+/* Store the reference's outputs in shared memory; they must be complete.
+ * Where ReferenceArguments give an output's expected values (a data file,
+ * an expression), those replace what the reference run computed. */
 static bool save_reference(child *ch, kt_result *r)
 {
     for (size_t i = 0; i < ch->args.n; i++) {
@@ -151,6 +153,14 @@ static bool save_reference(child *ch, kt_result *r)
         if (!worker_is_output(a))
             continue;
         char *dst = (char *)ch->shared + ch->ref_offset[i];
+        kt_diag diag = {{0}};
+        if (a->expect.fill != KT_FILL_REFERENCE) {
+            if (kt_args_expected(ch->spec, &ch->prob, i, ch->args.count[i], dst,
+                                 &diag) == KT_OK)
+                continue;
+            kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
+            return false;
+        }
         ch->be->buffer_read(ch->be_ctx, dst, ch->bufs[i], ch->args.bytes[i]);
         if (a->check != KT_CHECK_NONE && kt_has_nan(a->type, dst, ch->args.count[i])) {
             r->status = KT_STATUS_WRONG_RESULT;
