@@ -56,6 +56,9 @@ json_object *cli_json_double(double v);
 /* What --json prints: doc as one document on stdout, indented, then
  * released (doc may be NULL: out of memory, "null" is printed). */
 void cli_json_print(json_object *doc);
+/* The text cli_json_print prints, owned by o: for a list streamed an
+ * element at a time. */
+const char *cli_json_text(json_object *o);
 
 /* The MAP-Elites map of a run (search/archive.h's kt_map); flops per call
  * (NAN: unknown) gives GFLOP/s. */

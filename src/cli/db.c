@@ -59,9 +59,11 @@ static int row_text(void *user, const kt_db_row *row)
 }
 
 /* A row as --json gives it: the columns of export csv, the configuration
- * also as an object; null for what is unknown. */
+ * also as an object; null for what is unknown.  Printed as it comes (a
+ * database may hold millions of rows), user counting those printed. */
 static int row_json(void *user, const kt_db_row *row)
 {
+    uint64_t *printed = user;
     const kt_result *r = &row->result;
     json_object *o = json_object_new_object();
     const char *keys[] = {"created", "device", "kernel", "source_hash", "problem", "key"};
@@ -80,8 +82,20 @@ static int row_json(void *user, const kt_db_row *row)
         json_object_object_add(o, nkeys[i], cli_json_double(nums[i]));
     json_object_object_add(o, "reps", json_object_new_int(r->reps));
     json_object_object_add(o, "detail", json_object_new_string(r->detail));
-    json_object_array_add(user, o);
+    printf("%s%s", (*printed)++ ? ",\n" : "[\n", cli_json_text(o));
+    json_object_put(o);
     return 0;
+}
+
+/* The end of the array that row_json streams; none printed: "[]", unless
+ * a filter matched nothing (an error, with nothing on stdout). */
+static int json_close(int rc, uint64_t printed, const kt_db_filter *f)
+{
+    if (rc == KT_OK && printed)
+        puts("\n]");
+    else if (rc == KT_OK && !(f->kernel || f->problem || f->device))
+        puts("[]");
+    return rc;
 }
 
 /* RFC 4180 quoting for fields that may hold commas or quotes. */
@@ -436,16 +450,17 @@ static int export_t4_metadata(kt_db *db, kt_db_filter *f, uint64_t *rows,
     return rc;
 }
 
-/* list: where --json collects the rows of best and list, else NULL. */
-static int run_query(kt_db *db, const char *what, const char *format,
-                     json_object *list, kt_db_filter *f, uint64_t *rows, kt_diag *diag)
+/* json: best and list as a JSON array. */
+static int run_query(kt_db *db, const char *what, const char *format, bool json,
+                     kt_db_filter *f, uint64_t *rows, kt_diag *diag)
 {
-    counted c = {list ? row_json : row_text, list, 0};
+    uint64_t printed = 0;
+    counted c = {json ? row_json : row_text, &printed, 0};
     int rc;
     if (strcmp(what, "best") == 0) {
         rc = kt_db_best(db, f, row_counted, &c, diag);
         *rows = c.rows;
-        return rc;
+        return json ? json_close(rc, printed, f) : rc;
     }
     if (strcmp(format, "csv") == 0) {
         puts("created,device,kernel,source_hash,problem,config,status,time_ms,"
@@ -459,7 +474,7 @@ static int run_query(kt_db *db, const char *what, const char *format,
     if (strcmp(what, "list") == 0 || strcmp(format, "csv") == 0) {
         rc = kt_db_list(db, f, row_counted, &c, diag);
         *rows = c.rows;
-        return rc;
+        return json ? json_close(rc, printed, f) : rc;
     }
     json_object *doc = json_object_new_object(), *results = json_object_new_array();
     json_object_object_add(doc, "schema_version", json_object_new_string("1.0.0"));
@@ -516,15 +531,10 @@ int cli_db(int argc, char **argv)
     kt_diag diag = {{0}};
     kt_db *db = NULL;
     uint64_t rows = 0;
-    json_object *list = json && query ? json_object_new_array() : NULL;
     int rc = kt_db_open_mode(path, KT_DB_EXISTING, &db, &diag); /* creates nothing */
     if (rc == KT_OK)
-        rc = run_query(db, what, format, list, &f, &rows, &diag);
+        rc = run_query(db, what, format, json && query, &f, &rows, &diag);
     kt_db_close(db);
-    if (rc != KT_OK || (rows == 0 && (f.kernel || f.problem || f.device)))
-        json_object_put(list);
-    else if (list)
-        cli_json_print(list);
     if (rc != KT_OK)
         return cli_error("%s", diag.msg);
     if (rows == 0 && (f.kernel || f.problem || f.device))

@@ -203,11 +203,16 @@ json_object *cli_json_double(double v)
     return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
+const char *cli_json_text(json_object *o)
+{
+    return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                 JSON_C_TO_STRING_SPACED |
+                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
 void cli_json_print(json_object *doc)
 {
-    puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-                                                 JSON_C_TO_STRING_SPACED |
-                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+    puts(cli_json_text(doc));
     json_object_put(doc);
 }
 

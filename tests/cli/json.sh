@@ -62,12 +62,17 @@ for what in t4:results t4-metadata:metadata kerneltuner:cache; do
     "$KTUNE" db export ${what%:*} --db "$TMP/k.db" --json >"$TMP/d.json"
     has_keys "$TMP/d.json" ${what#*:}
 done
+head -1 "$TMP/rec.csv" >"$TMP/empty.csv"
+"$KTUNE" import csv "$TMP/empty.csv" --db "$TMP/empty.db" >/dev/null
+for what in best list; do
+    [ "$("$KTUNE" db $what --db "$TMP/empty.db" --json)" = "[]" ] || fail "db $what of nothing"
+done
 expect_fail 2 "'export csv' writes CSV; 'db list --json'" \
     "$KTUNE" db export csv --db "$TMP/k.db" --json
 expect_fail 1 "nothing in .* matches --kernel nope" \
     "$KTUNE" db best --db "$TMP/k.db" --kernel nope --json
 [ ! -s "$TMP/out" ] || fail "a failed db best printed on stdout: $(cat "$TMP/out")"
-pass "db best, list and the exports under --json"
+pass "db best, list (streamed: a database may hold millions of rows) and the exports under --json"
 
 # --- tune and benchmark on the recording, space
 "$KTUNE" tune "$SPEC" --problem $P --strategy random --budget 5 --replay "$TMP/rec.db" \
