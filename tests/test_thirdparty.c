@@ -8,7 +8,10 @@
  *   - the reference of a spec without ReferenceKernel is the default
  *     configuration under the kernel's own name (it used to be loaded under
  *     the NULL reference name: "CUDA error 1 (invalid argument)");
- *   - launch geometry and shared memory are computed as CUDA wants them. */
+ *   - a default configuration the spec's own conditions exclude is not the
+ *     reference: the first valid configuration is;
+ *   - launch geometry, registers and shared memory are computed as CUDA
+ *     wants them. */
 #include "backend/backend.h"
 #include "backend/cuda_api.h"
 #include "backend/launch.h"
@@ -16,7 +19,10 @@
 #include "core/expr.h"
 #include "core/space.h"
 #include "core/util.h"
+#include "tune/tuner.h"
 #include "test.h"
+
+#include <limits.h>
 
 /* One shipped spec, its space size (Python: len of the product filtered by
  * the Conditions) and the symbol its kernel compiles to. */
@@ -283,6 +289,59 @@ static void test_shipped_specs_compile_with_nvrtc(void)
     kt_nvrtc_api_unload(&api);
 }
 
+/* ------------------------------------------- the default as the reference */
+
+/* A spec without ReferenceKernel whose default (MODE=3 of faulty.c, which
+ * computes wrongly) breaks its own condition: the correct configurations
+ * are checked against the first valid one, not against the default's
+ * output (which made every one of them a wrong_result). */
+static void test_an_excluded_default_is_not_the_reference(void)
+{
+    char path[512], kernel[PATH_MAX];
+    snprintf(path, sizeof path, "%s", kt_test_tmp("excluded-default.json"));
+    CHECK(realpath(kt_test_path("tests/kernels/faulty.c"), kernel) != NULL);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fprintf(f, "{\"ConfigurationSpace\": {\"TuningParameters\": ["
+               "{\"Name\": \"MODE\", \"Type\": \"int\", \"Values\": \"[3, 0]\"},"
+               "{\"Name\": \"VARIANT\", \"Type\": \"int\", \"Values\": \"[1, 2]\"}],"
+               "\"Conditions\": [{\"Expression\": \"MODE != 3\", \"Parameters\": [\"MODE\"]}]},"
+               "\"KernelSpecification\": {\"Language\": \"C\", \"KernelName\": \"scale\","
+               "\"KernelFile\": \"%s\", \"Arguments\": ["
+               "{\"Name\": \"n\", \"Type\": \"int32\", \"MemoryType\": \"Scalar\", "
+               "\"FillValue\": 5000},"
+               "{\"Name\": \"x\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+               "\"AccessType\": \"ReadOnly\", \"FillType\": \"Random\", \"Size\": 5000},"
+               "{\"Name\": \"y\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+               "\"AccessType\": \"WriteOnly\", \"Size\": 5000}]}}",
+            kernel);
+    fclose(f);
+    kt_spec *spec;
+    kt_diag d = {{0}};
+    int rc = kt_spec_load(path, NULL, NULL, &spec, &d);
+    if (rc != KT_OK)
+        fprintf(stderr, "%s\n", d.msg);
+    CHECK(rc == KT_OK);
+    kt_tune_opts o = kt_tune_defaults();
+    char db[512], cache[512];
+    snprintf(db, sizeof db, "%s", kt_test_tmp("t.db"));
+    snprintf(cache, sizeof cache, "%s", kt_test_tmp("cache"));
+    o.db_path = db;
+    o.backend.cache_dir = cache;
+    o.measure.min_time_s = 0.01;
+    kt_tune_report rep;
+    rc = kt_tune(spec, &o, &rep, &d);
+    if (rc != KT_OK)
+        fprintf(stderr, "%s\n", d.msg);
+    CHECK(rc == KT_OK);
+    CHECK_EQ_INT(rep.space_size, 2);
+    CHECK_EQ_INT(rep.by_status[KT_STATUS_OK], 2);
+    CHECK_EQ_INT(rep.by_status[KT_STATUS_WRONG_RESULT], 0);
+    CHECK(rep.default_result.status == KT_STATUS_INVALID);
+    kt_tune_report_clear(&rep);
+    kt_spec_free(spec);
+}
+
 /* ------------------------------------------------------ launch geometry */
 
 static const kt_launch_limits H100 = {.max_threads = 1024, .max_shared_optin = 232448};
@@ -370,15 +429,31 @@ static void test_shared_memory_over_48k_raises_the_limit(void)
     CHECK(strstr(d.msg, "102400 bytes of static") != NULL);
 }
 
+/* BAT's pnpoly at block_size_x=960 failed its launch with CUDA error 701
+ * on the H100: registers go to warps in units of 256, so 68 per thread do
+ * not fit 960 threads although 68 * 960 < 65,536.  Invalid, not broken. */
+static void test_registers_are_counted_per_warp(void)
+{
+    kt_diag d = {{0}};
+    CHECK(kt_launch_registers(68, 960, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "68 registers per thread") != NULL);
+    CHECK(kt_launch_registers(64, 1024, &d) == KT_OK);
+    CHECK(kt_launch_registers(255, 256, &d) == KT_OK);
+    CHECK(kt_launch_registers(72, 896, &d) == KT_OK); /* 28 warps of 2,304 */
+    CHECK(kt_launch_registers(73, 928, &d) == KT_ERANGE);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_shipped_specs_count_as_python),
     KT_T(test_cpp_kernel_is_found_by_its_lowered_name),
     KT_T(test_reference_is_compiled_under_its_own_name),
     KT_T(test_compiled_file_header_is_checked),
     KT_T(test_shipped_specs_compile_with_nvrtc),
+    KT_T(test_an_excluded_default_is_not_the_reference),
     KT_T(test_launch_grid_from_the_spec),
     KT_T(test_launch_axis_limits_make_a_configuration_invalid),
     KT_T(test_shared_memory_over_48k_raises_the_limit),
+    KT_T(test_registers_are_counted_per_warp),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -275,9 +275,8 @@ static int fit_launch(cuda_ctx *c, cuda_kernel *k, const double *slots, bool ref
     unsigned threads = l->block[0] * l->block[1] * l->block[2];
     int regs = 0, fixed = 0;
     if (c->cu.cuFuncGetAttribute(&regs, KT_CU_FUNC_NUM_REGS, k->fn) == 0 &&
-        regs * (int)threads > 65536)
-        return kt_fail(diag, KT_ERANGE, "%d registers per thread: too many for %u threads",
-                       regs, threads);
+        (rc = kt_launch_registers(regs, threads, diag)) != KT_OK)
+        return rc;
     c->cu.cuFuncGetAttribute(&fixed, KT_CU_FUNC_SHARED_SIZE, k->fn);
     bool raise = false;
     rc = kt_launch_shared((unsigned)fixed, l->shared, c->dev.max_shared_optin, &raise, diag);
@@ -285,6 +284,16 @@ static int fit_launch(cuda_ctx *c, cuda_kernel *k, const double *slots, bool ref
     if (rc == KT_OK && raise &&
         (r = c->cu.cuFuncSetAttribute(k->fn, KT_CU_FUNC_MAX_DYNAMIC_SHARED, (int)l->shared)))
         rc = cu_fail(c, r, "raising the shared memory limit", diag);
+    /* The driver's own verdict on what the rules above may miss: a block
+     * that no multiprocessor can hold fails every launch (CUDA error 701). */
+    int blocks = 1;
+    if (rc == KT_OK &&
+        c->cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->fn, (int)threads,
+                                                          l->shared) == 0 &&
+        blocks < 1)
+        rc = kt_fail(diag, KT_ERANGE, "%u threads with %d registers each and %u + %u bytes "
+                     "of shared memory do not fit on a multiprocessor", threads, regs,
+                     (unsigned)fixed, l->shared);
     return rc;
 }
 

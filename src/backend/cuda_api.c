@@ -41,6 +41,8 @@ static const symbol CUDA_SYMBOLS[] = {
     CU(cuEventElapsedTime, "cuEventElapsedTime"),
     CU(cuEventDestroy, "cuEventDestroy_v2"),
     CU(cuGetErrorString, "cuGetErrorString"),
+    CU(cuOccupancyMaxActiveBlocksPerMultiprocessor,
+       "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
 };
 
 #define NV(field) {#field, offsetof(kt_nvrtc_api, field)}

@@ -60,6 +60,7 @@ typedef struct kt_cuda_api {
     CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
     CUresult (*cuEventDestroy)(CUevent);
     CUresult (*cuGetErrorString)(CUresult, const char **);
+    CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
 } kt_cuda_api;
 
 typedef struct kt_nvrtc_api {

@@ -50,6 +50,16 @@ int kt_launch_geometry(const kt_spec *s, const double *slots, bool reference,
     return KT_OK;
 }
 
+int kt_launch_registers(int regs, unsigned threads, kt_diag *diag)
+{
+    double warps = ceil(threads / 32.0);
+    double per_warp = ceil(regs * 32 / 256.0) * 256;
+    if (warps * per_warp > 65536)
+        return kt_fail(diag, KT_ERANGE, "%d registers per thread: too many for %u threads",
+                       regs, threads);
+    return KT_OK;
+}
+
 int kt_launch_shared(unsigned static_bytes, unsigned dynamic_bytes, int max_shared_optin,
                      bool *raise, kt_diag *diag)
 {

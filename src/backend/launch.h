@@ -28,6 +28,13 @@ typedef struct kt_launch {
 int kt_launch_geometry(const kt_spec *spec, const double *slots, bool reference,
                        const kt_launch_limits *lim, kt_launch *out, kt_diag *diag);
 
+/* Registers are allocated per warp, in units of 256, from 64 Ki per block
+ * (compute capability 5.0 to 9.0): KT_ERANGE when regs per thread do not
+ * fit threads that way (68 registers fit 960 threads by the product,
+ * 65,280, but 30 warps of 2,304 take 69,120: the launch would fail with
+ * CUDA error 701, "too many resources requested"). */
+int kt_launch_registers(int regs, unsigned threads, kt_diag *diag);
+
 /* A block gets static + dynamic shared memory up to 48 KiB by default and
  * up to the opt-in limit once the kernel's dynamic limit is raised: *raise
  * says whether it must be (cuFuncSetAttribute); KT_ERANGE when even the
