@@ -241,9 +241,12 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r, const char 
         return;
     }
     char t1[32], t2[32];
-    printf("best     %s\n         %s median (min %s, spread %.1f%%)", r->best_config,
+    printf("best     %s\n         %s median (min %s", r->best_config,
            format_time(r->best.time_ms, t1, sizeof t1),
-           format_time(r->best.min_ms, t2, sizeof t2), 100 * r->best.spread);
+           format_time(r->best.min_ms, t2, sizeof t2));
+    if (isfinite(r->best.spread)) /* an imported recording may not have it */
+        printf(", spread %.1f%%", 100 * r->best.spread);
+    printf(")");
     double g = gflops(r, r->best.time_ms);
     if (isfinite(g))
         printf(", %.1f GFLOP/s", g);
