@@ -58,12 +58,19 @@ static int row_text(void *user, const kt_db_row *row)
     return 0;
 }
 
+/* An element of a JSON array printed as it comes (a database may hold
+ * millions of rows: the array is never held whole), then released;
+ * printed counts the elements so far. */
+static void print_element(uint64_t *printed, json_object *o)
+{
+    printf("%s%s", (*printed)++ ? ",\n" : "\n", cli_json_text(o));
+    json_object_put(o);
+}
+
 /* A row as --json gives it: the columns of export csv, the configuration
- * also as an object; null for what is unknown.  Printed as it comes (a
- * database may hold millions of rows), user counting those printed. */
+ * also as an object; null for what is unknown.  user counts those printed. */
 static int row_json(void *user, const kt_db_row *row)
 {
-    uint64_t *printed = user;
     const kt_result *r = &row->result;
     json_object *o = json_object_new_object();
     const char *keys[] = {"created", "device", "kernel", "source_hash", "problem", "key"};
@@ -82,8 +89,9 @@ static int row_json(void *user, const kt_db_row *row)
         json_object_object_add(o, nkeys[i], cli_json_double(nums[i]));
     json_object_object_add(o, "reps", json_object_new_int(r->reps));
     json_object_object_add(o, "detail", json_object_new_string(r->detail));
-    printf("%s%s", (*printed)++ ? ",\n" : "[\n", cli_json_text(o));
-    json_object_put(o);
+    if (*(uint64_t *)user == 0)
+        putchar('[');
+    print_element(user, o);
     return 0;
 }
 
@@ -206,9 +214,10 @@ static json_object *t4_measurements(const kt_result *r)
     return ms;
 }
 
+/* A T4 result, streamed as row_json's rows. */
 static int row_t4(void *user, const kt_db_row *row)
 {
-    json_object *results = user, *o = json_object_new_object();
+    json_object *o = json_object_new_object();
     const kt_result *r = &row->result;
     const char *keys[] = {"device", "kernel", "source_hash", "problem"};
     const char *values[] = {row->device, row->kernel, row->source_hash, row->problem};
@@ -226,7 +235,7 @@ static int row_t4(void *user, const kt_db_row *row)
     json_object *obj = json_object_new_array();
     json_object_array_add(obj, json_object_new_string("time"));
     json_object_object_add(o, "objectives", obj);
-    json_object_array_add(results, o);
+    print_element(user, o);
     return 0;
 }
 
@@ -476,18 +485,13 @@ static int run_query(kt_db *db, const char *what, const char *format, bool json,
         *rows = c.rows;
         return json ? json_close(rc, printed, f) : rc;
     }
-    json_object *doc = json_object_new_object(), *results = json_object_new_array();
-    json_object_object_add(doc, "schema_version", json_object_new_string("1.0.0"));
-    json_object *meta = json_object_new_object();
-    json_object_object_add(meta, "timeunit", json_object_new_string("milliseconds"));
-    json_object_object_add(doc, "metadata", meta);
-    json_object_object_add(doc, "results", results);
-    c = (counted){row_t4, results, 0};
+    fputs("{\n  \"schema_version\": \"1.0.0\",\n  \"metadata\": {\n    \"timeunit\": "
+          "\"milliseconds\"\n  },\n  \"results\": [", stdout);
+    c = (counted){row_t4, &printed, 0};
     rc = kt_db_list(db, f, row_counted, &c, diag);
     *rows = c.rows;
     if (rc == KT_OK)
-        cli_json_print(json_object_get(doc));
-    json_object_put(doc);
+        puts(printed ? "\n  ]\n}" : "]\n}");
     return rc;
 }
 

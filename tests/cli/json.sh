@@ -67,6 +67,8 @@ head -1 "$TMP/rec.csv" >"$TMP/empty.csv"
 for what in best list; do
     [ "$("$KTUNE" db $what --db "$TMP/empty.db" --json)" = "[]" ] || fail "db $what of nothing"
 done
+"$KTUNE" db export t4 --db "$TMP/empty.db" >"$TMP/d.json"
+has_keys "$TMP/d.json" schema_version metadata results
 expect_fail 2 "'export csv' writes CSV; 'db list --json'" \
     "$KTUNE" db export csv --db "$TMP/k.db" --json
 expect_fail 1 "nothing in .* matches --kernel nope" \
