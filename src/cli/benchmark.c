@@ -158,24 +158,19 @@ static void print_table(const kt_spec *spec, const kt_bench_report *r, unsigned 
            " that found it; 'to 95%%': median evaluations to 95%% of it, inf: not there)\n");
 }
 
-static json_object *num(double v)
-{
-    return isfinite(v) ? json_object_new_double(v) : NULL; /* null: not reached */
-}
-
 static json_object *row_json(const kt_bench_row *w)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "strategy", json_object_new_string(w->strategy));
     json_object_object_add(o, "budget", json_object_new_int64((int64_t)w->budget));
-    json_object_object_add(o, "mean", num(w->fraction.mean));
-    json_object_object_add(o, "q1", num(w->fraction.q1));
-    json_object_object_add(o, "median", num(w->fraction.median));
-    json_object_object_add(o, "q3", num(w->fraction.q3));
-    json_object_object_add(o, "found_optimum", num(w->found));
-    json_object_object_add(o, "evaluations_to_95", num(w->to95.median));
-    json_object_object_add(o, "evaluations_to_99", num(w->to99.median));
-    json_object_object_add(o, "seconds", num(w->seconds));
+    json_object_object_add(o, "mean", cli_json_double(w->fraction.mean));
+    json_object_object_add(o, "q1", cli_json_double(w->fraction.q1));
+    json_object_object_add(o, "median", cli_json_double(w->fraction.median));
+    json_object_object_add(o, "q3", cli_json_double(w->fraction.q3));
+    json_object_object_add(o, "found_optimum", cli_json_double(w->found));
+    json_object_object_add(o, "evaluations_to_95", cli_json_double(w->to95.median));
+    json_object_object_add(o, "evaluations_to_99", cli_json_double(w->to99.median));
+    json_object_object_add(o, "seconds", cli_json_double(w->seconds));
     return o;
 }
 
@@ -184,14 +179,13 @@ static void print_json(const kt_spec *spec, const kt_bench_report *r, unsigned s
     json_object *o = json_object_new_object(), *rows = json_object_new_array();
     json_object_object_add(o, "kernel", json_object_new_string(spec->name));
     json_object_object_add(o, "space_size", json_object_new_int64((int64_t)r->space));
-    json_object_object_add(o, "optimum_ms", num(r->optimum_ms));
+    json_object_object_add(o, "optimum_ms", cli_json_double(r->optimum_ms));
     json_object_object_add(o, "optimum", cli_config_json(r->optimum_config));
     json_object_object_add(o, "seeds", json_object_new_int64(seeds));
     for (size_t i = 0; i < r->nrows; i++)
         json_object_array_add(rows, row_json(&r->rows[i]));
     json_object_object_add(o, "results", rows);
-    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
-    json_object_put(o);
+    cli_json_print(o);
 }
 
 /* The mean curves of the largest budget: x evaluations (log scale), y the

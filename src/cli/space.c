@@ -7,6 +7,7 @@
 #include "core/space.h"
 #include "core/util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@
 
 static const char USAGE[] =
     "usage: ktune space SPEC [--problem K=V,...] [--count | --list] [--stats]\n"
-    "                        [--progress] [--max-evals N]\n\n"
+    "                        [--progress] [--max-evals N] [--json]\n\n"
     "  --problem K=V,...   problem sizes (default: the spec's defaults)\n"
     "  --count             print the number of valid configurations (default),\n"
     "                      exact at any size: parameters that share no condition\n"
@@ -29,6 +30,9 @@ static const char USAGE[] =
     "                      is a terminal)\n"
     "  --max-evals N       stop with an error past N condition evaluations\n"
     "                      (default 50000000, a few seconds; 0: no bound)\n"
+    "  --json              print one JSON object (the count; with --stats the\n"
+    "                      figures too) or, with --list, an array of the\n"
+    "                      configurations as objects\n"
     "  --help              this text\n\n"
     "Ctrl-C (SIGINT) or SIGTERM stops the work within milliseconds.\n\n"
     "exit status: 0 done; 1 an error, or the --max-evals bound reached; 2 bad\n"
@@ -66,13 +70,27 @@ static void print_progress(void *user, const kt_space_progress *p)
             now - pc->start, pc->tty ? "\033[K" : "\n");
 }
 
+/* What --list prints with: the spec, and for --json the elements so far. */
+typedef struct list_ctx {
+    const kt_spec *spec;
+    bool json;
+    uint64_t printed;
+} list_ctx;
+
 static int print_config(void *user, const uint16_t *cfg)
 {
-    const kt_spec *spec = user;
-    char *key = kt_spec_config_key(spec, cfg);
+    list_ctx *lc = user;
+    char *key = kt_spec_config_key(lc->spec, cfg);
     if (!key)
         return 1;
-    puts(key);
+    if (!lc->json) {
+        puts(key);
+    } else {
+        /* streamed: a space may hold millions of configurations */
+        json_object *o = cli_config_json(key);
+        printf("%s%s", lc->printed++ ? ",\n" : "[\n", cli_json_text(o));
+        json_object_put(o);
+    }
     free(key);
     return 0;
 }
@@ -80,7 +98,7 @@ static int print_config(void *user, const uint16_t *cfg)
 /* The parsed command line. */
 typedef struct space_args {
     const char *path, *problem;
-    bool list, stats, progress;
+    bool list, stats, progress, json;
     uint64_t max_evals;  /* 0: no bound */
 } space_args;
 
@@ -90,7 +108,8 @@ static int parse_args(int argc, char **argv, space_args *a)
         {"problem", required_argument, 0, 'p'}, {"count", no_argument, 0, 'c'},
         {"list", no_argument, 0, 'l'},          {"stats", no_argument, 0, 's'},
         {"progress", no_argument, 0, 'g'},      {"max-evals", required_argument, 0, 'm'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     *a = (space_args){.max_evals = KT_SPACE_MAX_EVALS, .progress = isatty(2)};
     int c, rc = CLI_OK;
     optind = 1;
@@ -101,6 +120,7 @@ static int parse_args(int argc, char **argv, space_args *a)
         case 'l': a->list = true; break;
         case 's': a->stats = true; break;
         case 'g': a->progress = true; break;
+        case 'j': a->json = true; break;
         case 'm': rc = cli_parse_u64("space", "--max-evals", optarg, &a->max_evals); break;
         case 'h': fputs(USAGE, stdout); return -1;
         default: return CLI_USAGE;
@@ -138,6 +158,36 @@ static void print_stats(const kt_space *s, const kt_space_stats *st, const char 
             (unsigned long long)st->evals, dt * 1e3, (double)st->nodes / dt / 1e6);
 }
 
+/* A count as a JSON number where it fits in 64 bits, else its digits as a
+ * string (JSON numbers have no size limit, json-c's do). */
+static json_object *count_json(const char *text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(text, &end, 10);
+    return errno || *end ? json_object_new_string(text) : json_object_new_uint64(n);
+}
+
+/* --json without --list: the count, and with --stats the figures. */
+static void print_count_json(const space_args *a, const kt_space *s,
+                             const kt_space_stats *st, const char *count, double dt)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "file", json_object_new_string(a->path));
+    json_object_object_add(o, "count", count_json(count));
+    if (a->stats) {
+        char cart[32];
+        format_cartesian(s, cart, sizeof cart);
+        json_object_object_add(o, "cartesian", count_json(cart));
+        json_object_object_add(o, "groups", json_object_new_uint64(kt_space_ngroups(s)));
+        json_object_object_add(o, "nodes", json_object_new_uint64(st->nodes));
+        json_object_object_add(o, "condition_evaluations",
+                               json_object_new_uint64(st->evals));
+        json_object_object_add(o, "seconds", json_object_new_double(dt));
+    }
+    cli_json_print(o);
+}
+
 /* Count or list, with the bound, the cancel flag and progress set. */
 static int run_space(const space_args *a, const kt_spec *spec, kt_space *space)
 {
@@ -148,15 +198,20 @@ static int run_space(const space_args *a, const kt_spec *spec, kt_space *space)
     kt_space_set_ctl(space, &ctl);
     kt_space_stats st = {0};
     char *count = NULL;
-    int rc = a->list ? kt_space_enumerate(space, print_config, (void *)spec, &st)
+    list_ctx lc = {.spec = spec, .json = a->json};
+    int rc = a->list ? kt_space_enumerate(space, print_config, &lc, &st)
                      : kt_space_count_text(space, &count, &st);
     double dt = kt_now() - pc.start;
     if (pc.shown && pc.tty)
         fputs("\r\033[K", stderr);
-    if (count)
+    if (a->json && a->list && rc == KT_OK)
+        puts(lc.printed ? "\n]" : "[]");
+    if (a->json && count)
+        print_count_json(a, space, &st, count, dt);
+    else if (count)
         puts(count);
     fflush(stdout);
-    if (rc == KT_OK && a->stats)
+    if (rc == KT_OK && a->stats && !(a->json && count))
         print_stats(space, &st, count, dt);
     free(count);
     if (rc == KT_ECANCELED) {

@@ -208,9 +208,7 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
                                 : NULL);
     if (r->map)
         json_object_object_add(o, "map", cli_map_json(r->map, r->flops));
-    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                               JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
+    cli_json_print(o);
 }
 
 static void print_text(const kt_spec *spec, const kt_tune_report *r, const char *replay,

@@ -105,9 +105,7 @@ static int print_json(const char *path, outcome *o)
     o->warnings = NULL;
     json_object_object_add(root, "count", o->count ? json_object_new_string(o->count)
                                                    : NULL);
-    puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                  JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(root);
+    cli_json_print(root);
     return valid ? CLI_OK : CLI_FAIL;
 }
 

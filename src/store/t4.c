@@ -22,11 +22,12 @@ typedef struct importer {
 } importer;
 
 /* ms per unit named by text (T4 files write "ms", Kernel Tuner's metadata
- * "milliseconds"); 0 when unknown. */
+ * "milliseconds", and older Kernel Tuner releases, whose T4 files the FAIR
+ * benchmark hub ships, "miliseconds"); 0 when unknown. */
 static double unit_ms(const char *text)
 {
     static const struct { const char *name; double ms; } UNITS[] = {
-        {"ms", 1},         {"milliseconds", 1}, {"s", 1e3}, {"seconds", 1e3},
+        {"ms", 1},         {"milliseconds", 1}, {"miliseconds", 1}, {"s", 1e3}, {"seconds", 1e3},
         {"us", 1e-3},      {"microseconds", 1e-3}, {"ns", 1e-6},
         {"nanoseconds", 1e-6},
     };

@@ -85,17 +85,19 @@ has_keys "$TMP/t.json" kernel problem device measured best statuses
 has_keys "$TMP/b.json" kernel results
 "$KTUNE" validate "$SPEC" --json >"$TMP/s.json"
 has_keys "$TMP/s.json" file valid errors warnings count
-# space's --json is being added with its own tests; checked here once it is
-if "$KTUNE" space --help | grep -q -- --json; then
-    "$KTUNE" space "$SPEC" --problem $P --count --json >"$TMP/s.json"
-    has_keys "$TMP/s.json"
-fi
-pass "tune, benchmark, validate (and space) --json"
+"$KTUNE" space "$SPEC" --problem $P --count --stats --json >"$TMP/s.json"
+has_keys "$TMP/s.json" file count cartesian groups nodes condition_evaluations seconds
+"$KTUNE" space "$SPEC" --problem $P --list --json >"$TMP/l.json"
+n=$("$KTUNE" space "$SPEC" --problem $P --count)
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); c=json.load(open(sys.argv[2]))
+assert isinstance(a, list) and len(a) == int(sys.argv[3]) == c["count"], (len(a), c)
+assert all(isinstance(x, dict) and x for x in a)' "$TMP/l.json" "$TMP/s.json" "$n" ||
+    fail "space --list --json is not the array of the $n configurations"
+pass "tune, benchmark, validate and space (count, stats, list) --json"
 
 # --- a command added later says --json in its --help, or this fails
-# (space: its --json is on the way)
 for cmd in $("$KTUNE" --help | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
-    [ "$cmd" = space ] || "$KTUNE" $cmd --help | grep -q -- --json ||
+    "$KTUNE" $cmd --help | grep -q -- --json ||
         fail "'ktune $cmd --help' names no --json"
 done
 pass "every command's --help names --json"

@@ -135,6 +135,11 @@ for want in '"GPU Y","k","t4","","bx=128,alg=a,on=True","ok",0.375,0.375,,440.5,
     '"bx=256,alg=a,on=True","compile_error",,,,12,' '"bx=512,alg=a,on=False","wrong_result"'; do
     grep -qF "$want" "$TMP/kt.csv" || fail "no row $want in $(cat "$TMP/kt.csv")"
 done
+# older Kernel Tuner releases (the FAIR benchmark hub's T4 files) spell the
+# unit "miliseconds"
+sed 's/"milliseconds"/"miliseconds"/' "$TMP/kt.t4.json" >"$TMP/kt-old.t4.json"
+"$KTUNE" import t4 "$TMP/kt-old.t4.json" --db "$TMP/kt-old.db" --device "GPU Y" --kernel k \
+    | grep -q "read 3 results (1 correct); 3 new" || fail "import t4 with timeunit miliseconds"
 pass "import t4: ktune's export round-trips, Kernel Tuner's layout with --device/--kernel"
 
 before=$(sum "$TMP/kt.db")
