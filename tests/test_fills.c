@@ -5,6 +5,7 @@
  * (tests/data/fills/make-h5.c made them).  The spec's kernel is the faulty
  * test kernel: y = 2x + 1 with MODE 0, y = 2x with MODE 3. */
 #include "backend/backend.h"
+#include "core/half.h"
 #include "core/space.h"
 #include "core/util.h"
 #include "measure/measure.h"
@@ -171,11 +172,11 @@ static void test_missing_file_is_refused_when_the_arguments_are_made(void)
 /* The path of a committed fixture, absolute (the spec is elsewhere). */
 static const char *fixture(const char *name)
 {
-    static char path[2][PATH_MAX];
+    static char path[8][PATH_MAX]; /* the last eight stay valid */
     static int k;
     char rel[128];
     snprintf(rel, sizeof rel, "tests/data/fills/%s", name);
-    k = !k;
+    k = (k + 1) % 8;
     CHECK(realpath(kt_test_path(rel), path[k]) != NULL);
     return path[k];
 }
@@ -188,8 +189,10 @@ static void test_hdf5_datasets_are_read(void)
      * for an expected output its TargetName */
     snprintf(args, sizeof args,
              VECS("a", "float", "ReadOnly", "6", HDF) ", " VECS("x", "int8", "ReadOnly", "4",
-             HDF) ", " VECS("y", "double", "WriteOnly", "4", HDF),
-             fixture("one.h5"), fixture("two.h5"), fixture("two.h5"));
+             HDF) ", " VECS("y", "double", "WriteOnly", "4", HDF) ", "
+             VECS("h", "half", "ReadOnly", "6", HDF) ", " VECS("b", "bf16", "ReadOnly", "6",
+             HDF), fixture("one.h5"), fixture("two.h5"), fixture("two.h5"),
+             fixture("one.h5"), fixture("one.h5"));
     const char *spec = write_spec(args, Y_REF("\"FillType\": \"BinaryHDF\", \"DataSource\":"
                                               " \"two.h5\""));
     kt_args a;
@@ -201,11 +204,18 @@ static void test_hdf5_datasets_are_read(void)
     check_one_line(&d, spec, "/two.h5' is not an HDF5 file");
     CHECK(symlink(fixture("two.h5"), kt_test_tmp("y.h5")) == 0);
     spec = write_spec(args, Y_REF("\"FillType\": \"BinaryHDF\", \"DataSource\": \"y.h5\""));
-    CHECK(make_args(spec, &a, &d) == KT_OK);
+    if (make_args(spec, &a, &d) != KT_OK) {
+        fprintf(stderr, "%s\n", d.msg);
+        exit(1);
+    }
     for (int i = 0; i < 6; i++)
         CHECK_NEAR(((float *)a.init[1])[i], 0.5 + i, 0);
     for (int i = 0; i < 4; i++)
         CHECK(((int8_t *)a.init[2])[i] == i + 1);
+    for (int i = 0; i < 6; i++) { /* HDF5 converts to the 16-bit floats */
+        CHECK_NEAR(kt_half_to_float(((uint16_t *)a.init[4])[i]), 0.5 + i, 0);
+        CHECK_NEAR(kt_bf16_to_float(((uint16_t *)a.init[5])[i]), 0.5 + i, 0);
+    }
     kt_args_clear(&a);
     CHECK(load_expected(spec, 3, 4, expected) == KT_OK);
     for (int i = 0; i < 4; i++)

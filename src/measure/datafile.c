@@ -100,7 +100,13 @@ typedef struct h5_api {
     __typeof__(H5Dread) *dread;
     __typeof__(H5Sget_simple_extent_npoints) *npoints;
     __typeof__(H5Sclose) *sclose;
-    const hid_t *native[KT_DT_BF16 + 1]; /* H5T_NATIVE_*_g by kt_dtype; NULL: none */
+    __typeof__(H5Tcopy) *tcopy;
+    __typeof__(H5Tset_fields) *tset_fields;
+    __typeof__(H5Tset_size) *tset_size;
+    __typeof__(H5Tset_ebias) *tset_ebias;
+    __typeof__(H5Tclose) *tclose;
+    const hid_t *native[KT_DT_BF16 + 1]; /* H5T_NATIVE_*_g by kt_dtype; NULL: none
+                                            (the 16-bit floats) */
 } h5_api;
 
 #define H5F(field, name) {name, offsetof(h5_api, field)}
@@ -115,6 +121,9 @@ static const struct {
     H5F(dopen, "H5Dopen2"),     H5F(dclose, "H5Dclose"),
     H5F(dget_space, "H5Dget_space"), H5F(dread, "H5Dread"),
     H5F(npoints, "H5Sget_simple_extent_npoints"), H5F(sclose, "H5Sclose"),
+    H5F(tcopy, "H5Tcopy"),      H5F(tset_fields, "H5Tset_fields"),
+    H5F(tset_size, "H5Tset_size"), H5F(tset_ebias, "H5Tset_ebias"),
+    H5F(tclose, "H5Tclose"),
     H5N(KT_DT_INT8, "H5T_NATIVE_INT8_g"),     H5N(KT_DT_UINT8, "H5T_NATIVE_UINT8_g"),
     H5N(KT_DT_INT16, "H5T_NATIVE_INT16_g"),   H5N(KT_DT_UINT16, "H5T_NATIVE_UINT16_g"),
     H5N(KT_DT_INT32, "H5T_NATIVE_INT32_g"),   H5N(KT_DT_UINT32, "H5T_NATIVE_UINT32_g"),
@@ -171,6 +180,44 @@ static int h5_dataset(const h5_api *h, const kt_spec *spec, const kt_data *d, hi
     return KT_OK;
 }
 
+/* The memory type of t: native, or for the 16-bit floats, which HDF5 has
+ * no native type for, float's layout cut down to IEEE binary16 or bfloat16
+ * (sign at bit 15, then exponent, then mantissa), so that the library
+ * converts and rounds to them itself.  Close it with h5_type_close. */
+static hid_t h5_type(const h5_api *h, kt_dtype t)
+{
+    if (t != KT_DT_HALF && t != KT_DT_BF16)
+        return *h->native[t];
+    size_t mant = t == KT_DT_HALF ? 10 : 7;
+    hid_t m = h->tcopy(*h->native[KT_DT_FLOAT]);
+    if (m >= 0 && (h->tset_fields(m, 15, mant, 15 - mant, 0, mant) < 0 ||
+                   h->tset_size(m, 2) < 0 ||
+                   h->tset_ebias(m, t == KT_DT_HALF ? 15 : 127) < 0)) {
+        h->tclose(m);
+        m = -1;
+    }
+    return m;
+}
+
+static void h5_type_close(const h5_api *h, kt_dtype t, hid_t m)
+{
+    if ((t == KT_DT_HALF || t == KT_DT_BF16) && m >= 0)
+        h->tclose(m);
+}
+
+/* Read the dataset into dst as t. */
+static int h5_read(const h5_api *h, const kt_spec *spec, const kt_data *d, hid_t set,
+                   kt_dtype t, void *dst, kt_diag *diag)
+{
+    hid_t m = h5_type(h, t);
+    int rc = m >= 0 && h->dread(set, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) >= 0
+                 ? KT_OK
+                 : FILE_FAIL(diag, KT_EIO, spec, d, "has a dataset that cannot be read "
+                             "as %s", "the argument's type");
+    h5_type_close(h, t, m);
+    return rc;
+}
+
 /* Open the dataset and check its element count; dst, if not NULL, gets
  * the data converted to t. */
 static int h5_access(const kt_spec *spec, const kt_data *d, kt_dtype t, size_t count,
@@ -180,9 +227,6 @@ static int h5_access(const kt_spec *spec, const kt_data *d, kt_dtype t, size_t c
     int rc = h5_load(&h, diag);
     if (rc != KT_OK)
         return rc;
-    if (!h.native[t])
-        return FILE_FAIL(diag, KT_ESPEC, spec, d, "is HDF5, which ktune reads into %s",
-                         "integers, float and double only (give 16-bit floats as BinaryRaw)");
     hid_t file = h.fopen(d->file, 0x0000u /* H5F_ACC_RDONLY */, H5P_DEFAULT), set = -1;
     if (file < 0) {
         struct stat st;
@@ -196,10 +240,8 @@ static int h5_access(const kt_spec *spec, const kt_data *d, kt_dtype t, size_t c
     if (rc == KT_OK && (n < 0 || (uint64_t)n != (uint64_t)count))
         rc = FILE_FAIL(diag, KT_ESPEC, spec, d, "holds a dataset of %lld elements, but the "
                        "argument is %zu elements", (long long)n, count);
-    if (rc == KT_OK && dst &&
-        h.dread(set, *h.native[t], H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) < 0)
-        rc = FILE_FAIL(diag, KT_EIO, spec, d, "has a dataset that cannot be read as %s",
-                       "the argument's type");
+    if (rc == KT_OK && dst)
+        rc = h5_read(&h, spec, d, set, t, dst, diag);
     if (space >= 0)
         h.sclose(space);
     if (set >= 0)
