@@ -141,3 +141,11 @@ int kt_json_file_import(const char *path, const char *what, bool close_open,
     json_object_put(root);
     return rc;
 }
+
+const char *kt_json_text(json_object *o, const char *name, const char *fallback)
+{
+    json_object *v = NULL;
+    if (json_object_object_get_ex(o, name, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return fallback;
+}

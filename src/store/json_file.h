@@ -16,6 +16,9 @@
 int kt_json_file_load(const char *path, const char *what, bool close_open,
                       json_object **root, kt_diag *diag);
 
+/* The text of o's string member name, else fallback (which may be NULL). */
+const char *kt_json_text(json_object *o, const char *name, const char *fallback);
+
 /* Stores what root holds into the database; KT_OK or an error in diag. */
 typedef int (*kt_json_import_fn)(void *user, json_object *root);
 

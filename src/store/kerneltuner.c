@@ -23,15 +23,32 @@ typedef struct importer {
 /* ------------------------------------------------------------- parsing */
 
 /* The top-level member name of type t, NULL (with the error) if absent. */
-static json_object *member(importer *im, json_object *root, const char *name,
-                           json_type t)
+static json_object *member(const char *path, json_object *root, const char *name,
+                           json_type t, kt_diag *diag)
 {
     json_object *v = NULL;
     if (json_object_object_get_ex(root, name, &v) && json_object_is_type(v, t))
         return v;
-    kt_fail(im->diag, KT_EFORMAT, "%s: not a Kernel Tuner cache: %s '%s'", im->path,
+    kt_fail(diag, KT_EFORMAT, "%s: not a Kernel Tuner cache: %s '%s'", path,
             v ? "wrong type of" : "no", name);
     return NULL;
+}
+
+int kt_kerneltuner_head_read(const char *path, json_object *root, kt_kerneltuner_head *out,
+                             kt_diag *diag)
+{
+    *out = (kt_kerneltuner_head){0};
+    json_object *device = member(path, root, "device_name", json_type_string, diag);
+    json_object *kernel = device ? member(path, root, "kernel_name", json_type_string, diag)
+                                 : NULL;
+    out->keys = kernel ? member(path, root, "tune_params_keys", json_type_array, diag)
+                       : NULL;
+    out->cache = out->keys ? member(path, root, "cache", json_type_object, diag) : NULL;
+    if (!out->cache)
+        return KT_EFORMAT;
+    out->device = json_object_get_string(device);
+    out->kernel = json_object_get_string(kernel);
+    return KT_OK;
 }
 
 /* A problem or configuration key, checked; KT_EFORMAT naming where. */
@@ -282,15 +299,13 @@ static int import_root(void *user, json_object *root)
     if (!json_object_is_type(root, json_type_object))
         return kt_fail(im->diag, KT_EFORMAT, "%s: not a Kernel Tuner cache: not a JSON "
                        "object", im->path);
-    json_object *device = member(im, root, "device_name", json_type_string);
-    json_object *kernel = device ? member(im, root, "kernel_name", json_type_string)
-                                 : NULL;
-    im->keys = kernel ? member(im, root, "tune_params_keys", json_type_array) : NULL;
-    json_object *cache = im->keys ? member(im, root, "cache", json_type_object) : NULL;
-    if (!cache)
+    kt_kerneltuner_head head;
+    if (kt_kerneltuner_head_read(im->path, root, &head, im->diag) != KT_OK)
         return KT_EFORMAT;
-    kt_strlcpy(im->st->device, sizeof im->st->device, json_object_get_string(device));
-    kt_strlcpy(im->st->kernel, sizeof im->st->kernel, json_object_get_string(kernel));
+    im->keys = head.keys;
+    json_object *cache = head.cache;
+    kt_strlcpy(im->st->device, sizeof im->st->device, head.device);
+    kt_strlcpy(im->st->kernel, sizeof im->st->kernel, head.kernel);
     int rc = check_param_names(im);
     if (rc == KT_OK)
         rc = store_keys(im, root, im->st->device, im->st->kernel);

@@ -50,6 +50,15 @@ int kt_kerneltuner_result(const char *path, const char *key, struct json_object 
  * when the entry has another number of values. */
 int kt_kerneltuner_config_key(const char *path, struct json_object *keys, const char *key,
                               char **out, kt_diag *diag);
+/* The members every cache has, read from its root object: the device and
+ * kernel names, tune_params_keys and the cache object; KT_EFORMAT naming
+ * the first that is missing or of the wrong type. */
+typedef struct kt_kerneltuner_head {
+    const char *device, *kernel;        /* owned by the root */
+    struct json_object *keys, *cache;
+} kt_kerneltuner_head;
+int kt_kerneltuner_head_read(const char *path, struct json_object *root,
+                             kt_kerneltuner_head *out, kt_diag *diag);
 /* The problem key of the cache (its root object) into *out (caller frees). */
 int kt_kerneltuner_problem(const char *path, struct json_object *root, char **out,
                            kt_diag *diag);

@@ -100,15 +100,6 @@ static void reader_clear(reader *rd)
     json_object_put(rd->root);
 }
 
-/* The text of a string member of o, else fallback. */
-static const char *text_of(json_object *o, const char *name, const char *fallback)
-{
-    json_object *v = NULL;
-    if (json_object_object_get_ex(o, name, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return fallback;
-}
-
 /* Do the file's names match the options (NULL matches anything)? */
 static int check_wanted(reader *rd)
 {
@@ -126,28 +117,15 @@ static int check_wanted(reader *rd)
 
 /* -------------------------------------------------- Kernel Tuner cache */
 
-static json_object *member(reader *rd, json_object *root, const char *name, json_type t)
-{
-    json_object *v = NULL;
-    if (json_object_object_get_ex(root, name, &v) && json_object_is_type(v, t))
-        return v;
-    kt_fail(rd->diag, KT_EFORMAT, "%s: not a Kernel Tuner cache: %s '%s'", rd->path,
-            v ? "wrong type of" : "no", name);
-    return NULL;
-}
-
 static int read_kerneltuner(reader *rd, json_object *root)
 {
-    json_object *device = member(rd, root, "device_name", json_type_string);
-    json_object *kernel = device ? member(rd, root, "kernel_name", json_type_string) : NULL;
-    json_object *keys = kernel ? member(rd, root, "tune_params_keys", json_type_array)
-                               : NULL;
-    json_object *cache = keys ? member(rd, root, "cache", json_type_object) : NULL;
-    if (!cache)
+    kt_kerneltuner_head head;
+    if (kt_kerneltuner_head_read(rd->path, root, &head, rd->diag) != KT_OK)
         return KT_EFORMAT;
+    json_object *keys = head.keys, *cache = head.cache;
     rd->kind = "Kernel Tuner cache";
-    kt_strlcpy(rd->device, sizeof rd->device, json_object_get_string(device));
-    kt_strlcpy(rd->kernel, sizeof rd->kernel, json_object_get_string(kernel));
+    kt_strlcpy(rd->device, sizeof rd->device, head.device);
+    kt_strlcpy(rd->kernel, sizeof rd->kernel, head.kernel);
     if (!json_object_object_get_ex(root, "tune_params", &rd->lists) ||
         !json_object_is_type(rd->lists, json_type_object))
         rd->lists = NULL;
@@ -181,9 +159,9 @@ static int read_kerneltuner(reader *rd, json_object *root)
 static int t4_names(reader *rd, json_object *res, size_t i)
 {
     const char *base = strrchr(rd->path, '/');
-    const char *kernel = text_of(res, "kernel", base ? base + 1 : rd->path);
-    const char *device = text_of(res, "device", "unknown");
-    const char *problem = text_of(res, "problem", "");
+    const char *kernel = kt_json_text(res, "kernel", base ? base + 1 : rd->path);
+    const char *device = kt_json_text(res, "device", "unknown");
+    const char *problem = kt_json_text(res, "problem", "");
     if (i == 0) {
         kt_strlcpy(rd->kernel, sizeof rd->kernel, kernel);
         kt_strlcpy(rd->device, sizeof rd->device, device);

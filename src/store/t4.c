@@ -43,15 +43,6 @@ static int bad(importer *im, const char *what)
                    what);
 }
 
-/* The result's string member name, else fallback (NULL when neither). */
-static const char *text_of(json_object *res, const char *name, const char *fallback)
-{
-    json_object *v = NULL;
-    if (json_object_object_get_ex(res, name, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return fallback;
-}
-
 static bool is_number(json_object *v)
 {
     return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
@@ -91,7 +82,7 @@ static int status_of(importer *im, json_object *res, kt_status *out)
         {"runtime", KT_STATUS_RUNTIME_ERROR}, {"timeout", KT_STATUS_TIMEOUT},
         {"correctness", KT_STATUS_WRONG_RESULT}, {"constraints", KT_STATUS_INVALID},
     };
-    const char *inv = text_of(res, "invalidity", NULL);
+    const char *inv = kt_json_text(res, "invalidity", NULL);
     json_object *corr = NULL;
     if (!inv)
         return bad(im, "no 'invalidity' (correct, compile, runtime, timeout, "
@@ -120,10 +111,10 @@ static int objective_ms(importer *im, json_object *res, const char *name, double
         return bad(im, "measurements is not an array");
     for (size_t i = 0; i < json_object_array_length(ms); i++) {
         json_object *m = json_object_array_get_idx(ms, i), *v = NULL;
-        if (strcmp(text_of(m, "name", ""), name) != 0 ||
+        if (strcmp(kt_json_text(m, "name", ""), name) != 0 ||
             !json_object_object_get_ex(m, "value", &v) || !is_number(v))
             continue;
-        const char *unit = text_of(m, "unit", "");
+        const char *unit = kt_json_text(m, "unit", "");
         double scale = *unit ? unit_ms(unit) : im->unit_ms;
         if (scale == 0)
             return bad(im, "a measurement's unit is not a time unit (ms, s, us, ns)");
@@ -153,16 +144,16 @@ static int result_of(importer *im, json_object *res, kt_result *r)
         return bad(im, "a correct result without a numeric time measurement");
     r->min_ms = r->time_ms;
     if (r->status != KT_STATUS_OK)
-        snprintf(r->detail, sizeof r->detail, "T4: %s", text_of(res, "invalidity", ""));
+        snprintf(r->detail, sizeof r->detail, "T4: %s", kt_json_text(res, "invalidity", ""));
     return rc;
 }
 
 /* Device, kernel and problem ids of one result. */
 static int keys_of(importer *im, json_object *res, int64_t ids[3])
 {
-    const char *device = text_of(res, "device", im->o->device);
-    const char *kernel = text_of(res, "kernel", im->o->kernel);
-    const char *problem = text_of(res, "problem", im->o->problem ? im->o->problem : "");
+    const char *device = kt_json_text(res, "device", im->o->device);
+    const char *kernel = kt_json_text(res, "kernel", im->o->kernel);
+    const char *problem = kt_json_text(res, "problem", im->o->problem ? im->o->problem : "");
     if (!device || !kernel)
         return bad(im, !device ? "no device (give --device NAME)"
                                : "no kernel (give --kernel NAME)");
@@ -174,7 +165,7 @@ static int keys_of(importer *im, json_object *res, int64_t ids[3])
     snprintf(dev.fingerprint, sizeof dev.fingerprint, "imported|%s", device);
     int rc = kt_db_device(im->db, &dev, &ids[0], im->diag);
     if (rc == KT_OK)
-        rc = kt_db_kernel(im->db, kernel, text_of(res, "source_hash", "t4"), &ids[1],
+        rc = kt_db_kernel(im->db, kernel, kt_json_text(res, "source_hash", "t4"), &ids[1],
                           im->diag);
     if (rc == KT_OK)
         rc = kt_db_problem(im->db, ids[1], problem, &ids[2], im->diag);
@@ -203,7 +194,7 @@ static int store_result(importer *im, json_object *res)
     snprintf(where, sizeof where, "results[%zu]", im->index);
     if (rc == KT_OK)
         rc = kt_import_names_check(&im->names, im->db, im->path, where,
-                                   text_of(res, "kernel", im->o->kernel), key, im->diag);
+                                   kt_json_text(res, "kernel", im->o->kernel), key, im->diag);
     int64_t before = kt_db_changes(im->db);
     if (rc == KT_OK)
         rc = kt_db_record_at(im->db, ids[0], ids[1], ids[2], key, &r, NULL, im->diag);
