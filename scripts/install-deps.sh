@@ -7,7 +7,7 @@
 # library it loads to read T1's BinaryHDF data files.
 set -eu
 
-PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev python3 python3-jsonschema libhdf5-dev"
+PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev zlib1g-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev python3 python3-jsonschema libhdf5-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -22,7 +22,7 @@ static const char USAGE[] =
     "again, so an interrupted run resumes where it stopped.\n\n"
     "With --replay FILE and no SPEC, replay a recording: FILE is a ktune\n"
     "database, a Kernel Tuner cache or a T4 results file (JSON, or JSON\n"
-    "compressed with bzip2); its recorded configurations are the space (those\n"
+    "compressed with bzip2 or gzip); its recorded configurations are the space (those\n"
     "recorded as invalid excepted; recorded failures are failed evaluations),\n"
     "each parameter's values ordered as the file lists them, else sorted.\n\n"
     "options:\n"

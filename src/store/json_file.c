@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define JSON_MAX (INT32_MAX - 2) /* json-c takes an int length */
 
@@ -23,48 +24,100 @@ static void close_open_cache(char *text, size_t *len)
     text[*len] = '\0';
 }
 
-/* bzip2 data (*text, *len) decompressed in memory in its place, with a
- * spare byte; refused past JSON_MAX bytes. */
-static int bunzip(const char *path, char **text, size_t *len, kt_diag *diag)
+/* One step of a decompressor: what it said after filling at most room
+ * bytes of out (*written of them). */
+typedef enum { UNZ_MORE, UNZ_DONE, UNZ_NOMEM, UNZ_BAD } unz_state;
+typedef unz_state (*unz_step_fn)(void *z, char *out, size_t room, size_t *written);
+
+static unz_state bz2_step(void *zp, char *out, size_t room, size_t *written)
 {
-    bz_stream z = {0};
-    if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
-        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    bz_stream *z = zp;
+    z->next_out = out;
+    z->avail_out = (unsigned)room;
+    int bz = BZ2_bzDecompress(z);
+    *written = room - z->avail_out;
+    if (bz == BZ_OK && z->avail_in == 0 && z->avail_out > 0)
+        return UNZ_BAD; /* input ended inside the stream */
+    return bz == BZ_STREAM_END ? UNZ_DONE : bz == BZ_OK ? UNZ_MORE
+           : bz == BZ_MEM_ERROR ? UNZ_NOMEM : UNZ_BAD;
+}
+
+static unz_state gz_step(void *zp, char *out, size_t room, size_t *written)
+{
+    z_stream *z = zp;
+    z->next_out = (Bytef *)out;
+    z->avail_out = (uInt)room;
+    int rc = inflate(z, Z_NO_FLUSH);
+    *written = room - z->avail_out;
+    if ((rc == Z_OK || rc == Z_BUF_ERROR) && z->avail_in == 0 && z->avail_out > 0)
+        return UNZ_BAD; /* input ended inside the stream */
+    return rc == Z_STREAM_END ? UNZ_DONE : rc == Z_OK || rc == Z_BUF_ERROR ? UNZ_MORE
+           : rc == Z_MEM_ERROR ? UNZ_NOMEM : UNZ_BAD;
+}
+
+/* Compressed data (*text, *len) replaced by what step makes of it, with a
+ * spare byte; refused past JSON_MAX bytes.  what: "bzip2", "gzip". */
+static int decompress(const char *path, const char *what, void *z, unz_step_fn step,
+                      char **text, size_t *len, kt_diag *diag)
+{
     size_t cap = *len * 8 + 4096, n = 0;
     char *out = malloc(cap);
-    z.next_in = *text;
-    z.avail_in = (unsigned)*len;
-    int bz = out ? BZ_OK : BZ_MEM_ERROR;
-    while (bz == BZ_OK) {
+    unz_state st = out ? UNZ_MORE : UNZ_NOMEM;
+    while (st == UNZ_MORE) {
         if (cap - n < 2 && cap <= JSON_MAX) {
             char *grown = realloc(out, cap *= 2);
             if (!grown) {
-                bz = BZ_MEM_ERROR;
+                st = UNZ_NOMEM;
                 break;
             }
             out = grown;
         }
         if (cap - n < 2)
             break; /* past the limit */
-        z.next_out = out + n;
-        z.avail_out = (unsigned)(cap - n - 1 < 1u << 30 ? cap - n - 1 : 1u << 30);
-        bz = BZ2_bzDecompress(&z);
-        n = (size_t)z.total_out_lo32 | (size_t)z.total_out_hi32 << 32;
-        if (bz == BZ_OK && z.avail_in == 0 && z.avail_out > 0)
-            bz = BZ_UNEXPECTED_EOF; /* input ended inside the stream */
+        size_t room = cap - n - 1 < 1u << 30 ? cap - n - 1 : 1u << 30, written = 0;
+        st = step(z, out + n, room, &written);
+        n += written;
     }
-    BZ2_bzDecompressEnd(&z);
     free(*text);
     *text = out;
     *len = n;
-    if (bz == BZ_STREAM_END)
+    if (st == UNZ_DONE)
         return KT_OK;
-    return bz == BZ_MEM_ERROR ? kt_fail(diag, KT_ENOMEM, "%s: out of memory "
-                                        "decompressing", path)
-           : bz == BZ_OK      ? kt_fail(diag, KT_EFORMAT, "%s: decompresses to over 2 "
-                                        "GiB, too large", path)
-                              : kt_fail(diag, KT_EFORMAT, "%s: corrupt or truncated "
-                                        "bzip2 data", path);
+    return st == UNZ_NOMEM ? kt_fail(diag, KT_ENOMEM, "%s: out of memory decompressing",
+                                     path)
+           : st == UNZ_MORE ? kt_fail(diag, KT_EFORMAT, "%s: decompresses to over 2 GiB, "
+                                      "too large", path)
+                            : kt_fail(diag, KT_EFORMAT, "%s: corrupt or truncated %s data",
+                                      path, what);
+}
+
+/* bzip2 (ktune's own recordings, MIOpen's databases) or gzip (the FAIR
+ * benchmark hub's caches), told by the first bytes; anything else is left
+ * as it is. */
+static int uncompress_any(const char *path, char **text, size_t *len, kt_diag *diag)
+{
+    const unsigned char *b = (const unsigned char *)*text;
+    if (*len >= 3 && memcmp(b, "BZh", 3) == 0) {
+        bz_stream z = {0};
+        if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
+            return kt_fail(diag, KT_ENOMEM, "out of memory");
+        z.next_in = *text;
+        z.avail_in = (unsigned)*len;
+        int rc = decompress(path, "bzip2", &z, bz2_step, text, len, diag);
+        BZ2_bzDecompressEnd(&z);
+        return rc;
+    }
+    if (*len >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+        z_stream z = {0};
+        if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) /* 16: a gzip header */
+            return kt_fail(diag, KT_ENOMEM, "out of memory");
+        z.next_in = (Bytef *)*text;
+        z.avail_in = (uInt)*len;
+        int rc = decompress(path, "gzip", &z, gz_step, text, len, diag);
+        inflateEnd(&z);
+        return rc;
+    }
+    return KT_OK;
 }
 
 static int parse(const char *path, const char *what, const char *text, size_t len,
@@ -101,8 +154,8 @@ int kt_json_file_load(const char *path, const char *what, bool close_open,
     size_t len = 0;
     *root = NULL;
     int rc = kt_read_file(path, &text, &len, diag);
-    if (rc == KT_OK && len >= 3 && memcmp(text, "BZh", 3) == 0)
-        rc = bunzip(path, &text, &len, diag);
+    if (rc == KT_OK)
+        rc = uncompress_any(path, &text, &len, diag);
     if (rc != KT_OK) {
         free(text);
         return rc;

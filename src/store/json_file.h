@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 /* Parse the file at path into *root (caller puts it); a file compressed
- * with bzip2 (told by its first bytes) is decompressed in memory first.  what names the
+ * with bzip2 or gzip (told by its first bytes) is decompressed in memory first.  what names the
  * format in errors ("a Kernel Tuner cache").  close_open: a text ending
  * with ',' is closed with "}}" first, as Kernel Tuner reads the cache it
  * appends to.  KT_EIO (unreadable) or KT_EFORMAT. */

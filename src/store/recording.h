@@ -6,7 +6,7 @@
  *   - a ktune results database (one kernel, problem and device of it);
  *   - a Kernel Tuner cache (store/kerneltuner.h: old and new layouts);
  *   - a T4 results file (store/t4.h);
- * either JSON file may be compressed with bzip2.
+ * either JSON file may be compressed with bzip2 or gzip.
  *
  * From it comes what a spec would give: a kt_spec of the recorded tuning
  * parameters and no kernel (Language None; named after the file's kernel,

@@ -1,6 +1,6 @@
 # replay.sh - `ktune tune --replay FILE` and `ktune benchmark --replay FILE`
 # with no spec: a ktune database, the Kernel Tuner cache and the T4 file
-# exported from it (and the cache compressed with bzip2) replay the same
+# exported from it (and the cache compressed with bzip2 or gzip) replay the same
 # recording (the CPU SGEMM at 256^3, 480 configurations) to the same
 # result; a seed repeats a run; every strategy keeps to its budget; the
 # Kernel Tuner fixture replays; invalid entries are outside the space and
@@ -11,6 +11,7 @@ bzcat bench/data/gemm-cpu-256-a1.csv.bz2 >"$TMP/rec.csv"
 "$KTUNE" db export t4 --db "$TMP/rec.db" >"$TMP/rec.t4.json"
 "$KTUNE" db export kerneltuner --db "$TMP/rec.db" >"$TMP/rec.kt.json"
 bzip2 -c "$TMP/rec.kt.json" >"$TMP/rec.kt.json.bz2"
+gzip -c "$TMP/rec.kt.json" >"$TMP/rec.kt.json.gz"
 
 # tune_json FILE OUT ARGS...: what a run found (the formats keep different
 # details of a result: the T4 export no spread) into OUT.
@@ -26,12 +27,12 @@ print(d["best"]["key"], d["best"]["time_ms"], d["default"]["key"], d["speedup"])
 PY
 }
 
-for f in rec.db rec.t4.json rec.kt.json rec.kt.json.bz2; do
+for f in rec.db rec.t4.json rec.kt.json rec.kt.json.bz2 rec.kt.json.gz; do
     tune_json "$TMP/$f" "$TMP/$f.out" --budget 40 --seed 7 --strategy genetic
     grep -q '^gemm AMD EPYC (2 cores) 480 40 ' "$TMP/$f.out" || fail "$f: $(cat "$TMP/$f.out")"
     cmp -s "$TMP/rec.db.out" "$TMP/$f.out" || fail "$f: $(diff "$TMP/rec.db.out" "$TMP/$f.out")"
 done
-pass "replay with no spec: a database, its T4 and Kernel Tuner exports, bzip2: one result"
+pass "replay with no spec: a database, its T4 and Kernel Tuner exports, bzip2, gzip: one result"
 
 tune_json "$TMP/rec.kt.json" "$TMP/s1" --budget 25 --seed 3
 tune_json "$TMP/rec.kt.json" "$TMP/s2" --budget 25 --seed 3
@@ -113,6 +114,8 @@ expect_fail 1 "other.json: not a recording" "$KTUNE" tune --replay "$TMP/other.j
 expect_fail 1 "cannot open" "$KTUNE" tune --replay "$TMP/none.json"
 expect_fail 1 "corrupt or truncated bzip2" sh -c \
     "head -c 500 '$TMP/rec.kt.json.bz2' >'$TMP/cut.bz2'; '$KTUNE' tune --replay '$TMP/cut.bz2'"
+expect_fail 1 "corrupt or truncated gzip" sh -c \
+    "head -c 500 '$TMP/rec.kt.json.gz' >'$TMP/cut.gz'; '$KTUNE' tune --replay '$TMP/cut.gz'"
 expect_fail 1 "no such kernel" "$KTUNE" tune --replay "$TMP/rec.kt.json" --kernel other
 expect_fail 2 "expected one SPEC" "$KTUNE" tune --budget 5
 expect_fail 2 "predict needs the SPEC" "$KTUNE" tune --replay "$TMP/rec.db" \
