@@ -284,6 +284,34 @@ static void test_searchers_beat_random_on_a_smooth_landscape(void)
     fixture_close(&f);
 }
 
+/* A population measures as many random configurations as it has members
+ * again before its first generation (population.h): with the default
+ * observed, the first propose of a run of 25 (population 6, particle swarm
+ * 5) asks for twice the population less the default. */
+static void test_populations_sample_before_their_first_generation(void)
+{
+    static const struct { const char *name; size_t size; } POPS[] = {
+        {"genetic", 6}, {"diff_evo", 6}, {"pso", 5}};
+    fixture f = fixture_main();
+    size_t np = kt_space_nparams(f.space);
+    uint16_t def[16], buf[64 * 16];
+    kt_space_default(f.space, def);
+    kt_result r = synthetic(def, np);
+    for (size_t i = 0; i < KT_ARRAY_LEN(POPS); i++) {
+        const kt_strategy *st = kt_strategy_find(POPS[i].name);
+        kt_strategy_opts opts = {.seed = 3, .budget = 25};
+        void *state = NULL;
+        size_t n = 0;
+        CHECK(st->init(f.space, &opts, &state, NULL) == KT_OK);
+        st->observe(state, def, &r);
+        CHECK(st->propose(state, buf, 64, &n) == KT_OK);
+        printf("  %-9s first batch %zu\n", POPS[i].name, n);
+        CHECK(n == 2 * POPS[i].size - 1);
+        st->free(state);
+    }
+    fixture_close(&f);
+}
+
 /* The history ranks what it has observed; a proposal left unobserved when
  * the next batch begins counts as failed and is not proposed again. */
 static void test_history_ranks_and_settles(void)
@@ -552,6 +580,7 @@ static const kt_test TESTS[] = {
     KT_T(test_same_seed_same_run),
     KT_T(test_searchers_never_propose_twice),
     KT_T(test_searchers_beat_random_on_a_smooth_landscape),
+    KT_T(test_populations_sample_before_their_first_generation),
     KT_T(test_archive_cells_on_a_toy_spec),
     KT_T(test_archive_keeps_the_best_per_cell),
     KT_T(test_archive_falls_back_to_the_widest_parameters),

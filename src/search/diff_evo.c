@@ -9,8 +9,8 @@
  * at least as fast.  F is drawn per generation in [F_LO, F_HI) (dither).
  * On the synthetic landscape of test_search this variant, F range and CR
  * did better than DE/best/1 and larger F.  The trials are what
- * gets measured; the first ones are the best configuration observed and
- * unseen random ones, and they seed the population.
+ * gets measured; the population starts from the best half of twice its
+ * size in random configurations (kt_pop_sample).
  */
 #include "search/population.h"
 #include "search/strategy.h"
@@ -115,6 +115,9 @@ static int de_advance(void *state)
 static int de_propose(void *state, uint16_t *out, size_t max, size_t *n)
 {
     de_state *s = state;
+    int rc;
+    if (!s->seeded && kt_pop_sample(&s->trial, &s->hist, &s->rng, out, max, n, &rc))
+        return rc;
     if (!s->seeded) {
         kt_pop_seed(&s->trial, &s->hist, &s->rng);
         memcpy(s->pop.cfg, s->trial.cfg, s->pop.size * s->pop.np * sizeof *s->pop.cfg);

@@ -1,7 +1,7 @@
 /* genetic.c - a generational genetic algorithm.
  *
- * The population (sized to the budget: kt_pop_size_for) starts with the
- * best configuration observed and unseen random ones.  Each generation
+ * The population (sized to the budget: kt_pop_size_for) starts from the
+ * best half of twice its size in random configurations (kt_pop_sample).  Each generation
  * keeps the best member (elitism) and breeds the rest: two parents chosen
  * by tournament (the faster of TOURNAMENT random members), uniform
  * crossover, then each parameter mutated with probability 1/parameters
@@ -112,6 +112,9 @@ static int ga_advance(void *state)
 static int ga_propose(void *state, uint16_t *out, size_t max, size_t *n)
 {
     ga_state *s = state;
+    int rc;
+    if (!s->seeded && kt_pop_sample(&s->pop, &s->hist, &s->rng, out, max, n, &rc))
+        return rc;
     if (!s->seeded) {
         kt_pop_seed(&s->pop, &s->hist, &s->rng);
         s->seeded = true;

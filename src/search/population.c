@@ -35,10 +35,23 @@ uint16_t *kt_pop_at(const kt_pop *p, size_t i)
     return p->cfg + i * p->np;
 }
 
+bool kt_pop_sample(kt_pop *p, kt_history *h, kt_rng *rng, uint16_t *out, size_t max,
+                   size_t *n, int *rc)
+{
+    kt_batch b = kt_batch_begin(h, out, max);
+    uint16_t *cfg = p->cfg;  /* scratch until kt_pop_seed */
+    while (h->nknown + b.n < 2 * p->size && !kt_batch_full(&b) &&
+           kt_move_fresh(h, rng, cfg))
+        kt_batch_add(&b, cfg);
+    *rc = kt_batch_end(&b, n);
+    return *n > 0 || *rc != KT_OK;
+}
+
 void kt_pop_seed(kt_pop *p, const kt_history *h, kt_rng *rng)
 {
     size_t bytes = p->np * sizeof *p->cfg, half = (p->size + 1) / 2;
-    size_t i = kt_history_top(h, half, p->top);
+    size_t take = h->nknown / 2 > half ? h->nknown / 2 : half;
+    size_t i = kt_history_top(h, take < p->size ? take : p->size, p->top);
     for (size_t k = 0; k < i; k++)
         memcpy(kt_pop_at(p, k), kt_space_at(h->space, p->top[k]), bytes);
     for (; i < p->size; i++)

@@ -6,8 +6,8 @@
  * (kt_move_repair) and snaps to it; then its velocity becomes
  *   W v + C1 r1 (personal best - x) + C2 r2 (swarm best - x)
  * (r1, r2 uniform in [0, 1) per parameter), limited to half a parameter's
- * range, and it moves.  The swarm starts from the best configuration
- * observed and unseen random ones, with random velocities.
+ * range, and it moves.  The swarm starts, with random velocities, from the
+ * best half of twice its size in random configurations (kt_pop_sample).
  */
 #include "search/population.h"
 #include "search/strategy.h"
@@ -124,6 +124,9 @@ static int pso_advance(void *state)
 static int pso_propose(void *state, uint16_t *out, size_t max, size_t *n)
 {
     pso_state *s = state;
+    int rc;
+    if (!s->seeded && kt_pop_sample(&s->at, &s->hist, &s->rng, out, max, n, &rc))
+        return rc;
     if (!s->seeded) {
         seed_swarm(s);
         s->seeded = true;

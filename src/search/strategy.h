@@ -28,7 +28,12 @@
  * local_search had the best median at 2% of the space on three, and needed
  * the fewest evaluations to reach 95% of the optimum on all four and 99% on
  * three (median of 50 seeds).  model_guided led on a noisier recording made
- * several shapes at a time, whose optimum did not repeat. */
+ * several shapes at a time, whose optimum did not repeat.  On the GPU
+ * development recordings (KTT's CoulombSum3d, two H100 recordings,
+ * bench/public_bench.sh dev) it had the best mean at 25 evaluations on all
+ * seven spaces and was within 0.004 of the best at 50 to 400.  On the
+ * held-out public recordings ensemble and genetic do better on average
+ * (docs/SEARCH.md, "GPU recordings"). */
 #define KT_STRATEGY_DEFAULT "local_search"
 
 typedef struct kt_strategy_opts {
