@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct importer {
     kt_db *db;
@@ -21,9 +22,10 @@ typedef struct importer {
     kt_diag *diag;
 } importer;
 
-/* ms per unit named by text (T4 files write "ms", Kernel Tuner's metadata
- * "milliseconds", and older Kernel Tuner releases, whose T4 files the FAIR
- * benchmark hub ships, "miliseconds"); 0 when unknown. */
+/* ms per unit named by text, in any case (T4 files write "ms", KTT's
+ * "Microseconds", Kernel Tuner's metadata "milliseconds", and older Kernel
+ * Tuner releases, whose T4 files the FAIR benchmark hub ships,
+ * "miliseconds"); 0 when unknown. */
 static double unit_ms(const char *text)
 {
     static const struct { const char *name; double ms; } UNITS[] = {
@@ -32,7 +34,7 @@ static double unit_ms(const char *text)
         {"nanoseconds", 1e-6},
     };
     for (size_t i = 0; i < KT_ARRAY_LEN(UNITS); i++)
-        if (strcmp(text, UNITS[i].name) == 0)
+        if (strcasecmp(text, UNITS[i].name) == 0)
             return UNITS[i].ms;
     return 0;
 }

@@ -140,6 +140,11 @@ done
 sed 's/"milliseconds"/"miliseconds"/' "$TMP/kt.t4.json" >"$TMP/kt-old.t4.json"
 "$KTUNE" import t4 "$TMP/kt-old.t4.json" --db "$TMP/kt-old.db" --device "GPU Y" --kernel k \
     | grep -q "read 3 results (1 correct); 3 new" || fail "import t4 with timeunit miliseconds"
+# KTT writes "Microseconds": units are read in any case, and scaled
+sed 's/"milliseconds"/"Microseconds"/; s/"unit": "ms"/"unit": "us"/' "$TMP/kt.t4.json" >"$TMP/kt-us.t4.json"
+"$KTUNE" import t4 "$TMP/kt-us.t4.json" --db "$TMP/kt-us.db" --device "GPU Y" --kernel k >/dev/null
+"$KTUNE" db export csv --db "$TMP/kt-us.db" | grep -qF '"bx=128,alg=a,on=True","ok",0.000375,' ||
+    fail "import t4 with timeunit Microseconds: $("$KTUNE" db export csv --db "$TMP/kt-us.db")"
 pass "import t4: ktune's export round-trips, Kernel Tuner's layout with --device/--kernel"
 
 before=$(sum "$TMP/kt.db")
