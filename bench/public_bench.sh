@@ -39,11 +39,7 @@ recordings() {
             echo "$k-$g $f"
         done ;;
     dev)
-        # KTT's T4 file gives its times in "Microseconds", a unit name
-        # ktune's T4 reader does not take: renamed to "us" in a copy.
-        bzcat "$HERE/data/ktt/coulomb_2080_full_search_space_converted.json.bz2" |
-            sed 's/"unit": "Microseconds"/"unit": "us"/' >"$OUT/coulomb-2080.json"
-        echo "coulombsum3d-RTX_2080_Ti $OUT/coulomb-2080.json"
+        echo "coulombsum3d-RTX_2080_Ti $HERE/data/ktt/coulomb_2080_full_search_space_converted.json.bz2"
         for r in gpu-gemm-cuda-2048-h100 gpu-conv-direct-res3-h100 gemm-cpu-bench; do
             rm -f "$OUT/$r.db" "$OUT/$r.csv"
             bzcat "$HERE/data/$r.csv.bz2" >"$OUT/$r.csv"
