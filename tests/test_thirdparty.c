@@ -11,7 +11,11 @@
  *   - a default configuration the spec's own conditions exclude is not the
  *     reference: the first valid configuration is;
  *   - launch geometry, registers and shared memory are computed as CUDA
- *     wants them. */
+ *     wants them;
+ *   - __constant__ arguments (T1 MemoryType "Symbol", Kernel Tuner's
+ *     "MemType": "Constant") are told apart, sized against their global
+ *     and left out of the parameters where they are no kernel parameter;
+ *     the C backend refuses them. */
 #include "backend/backend.h"
 #include "backend/cuda_api.h"
 #include "backend/launch.h"
@@ -38,6 +42,7 @@ static const shipped SHIPPED[] = {
     {"kernels/bat/TRIAD/TRIAD-CAFF.json", 4320, "triad"},
     {"kernels/bat/nbody/nbody-CAFF.json", 1568, "nbody_kernel"},
     {"kernels/bat/MD5Hash/MD5Hash-CAFF.json", 165888, "FindKeyWithDigest_Kernel"},
+    {"kernels/bat/convolution/convolution-CAFF.json", 6768, "convolution_kernel"},
     {"kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json", 210, "directCoulombSum"},
 };
 
@@ -443,6 +448,94 @@ static void test_registers_are_counted_per_warp(void)
     CHECK(kt_launch_registers(73, 928, &d) == KT_ERANGE);
 }
 
+/* pnpoly's polygon lives in two __constant__ arrays, given as Symbol
+ * arguments after the kernel's (int *bitmap, float2 *points, int n): they
+ * are copied to the module, never passed, or n would be a pointer's bytes. */
+static void test_symbol_arguments_are_no_kernel_parameters(void)
+{
+    kt_spec *spec = load("kernels/bat/pnpoly/pnpoly-CAFF.json");
+    CHECK(spec->nargs == 5);
+    for (size_t i = 0; i < spec->nargs; i++)
+        CHECK(spec->args[i].symbol == (i >= 3) && spec->args[i].symbol_only == (i >= 3));
+    CHECK(strcmp(spec->args[3].name, "d_vertices") == 0);
+    int vals[5] = {0, 1, 2, 3, 4};
+    void *args[5] = {&vals[0], &vals[1], &vals[2], &vals[3], &vals[4]};
+    void *params[5] = {0};
+    CHECK(kt_launch_params(spec, args, params) == 3);
+    CHECK(params[0] == args[0] && params[1] == args[1] && params[2] == args[2] &&
+          !params[3]);
+    /* d_vertices is 600 float2: 4,800 bytes, as the kernel declares it */
+    double slots[64] = {0};
+    size_t bytes = 0;
+    kt_diag d = {{0}};
+    CHECK(spec->nnames < KT_ARRAY_LEN(slots));
+    CHECK(kt_launch_symbol_bytes(spec, 3, slots, 4800, &bytes, &d) == KT_OK);
+    CHECK(bytes == 4800);
+    CHECK(kt_launch_symbol_bytes(spec, 3, slots, 4000, &bytes, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "'d_vertices' has 4800 bytes") != NULL);
+    kt_spec_free(spec);
+}
+
+/* Kernel Tuner's T1 reader copies a "MemType": "Constant" vector to the
+ * symbol of its name and passes it as well (BAT's convolution takes the
+ * filter as its third parameter and reads d_filter). */
+static void test_memtype_constant_is_a_symbol_and_a_parameter(void)
+{
+    static const char *const FILES[] = {"kernels/bat/convolution/convolution-CAFF.json",
+                                        "tests/data/t1/kerneltuner/test_T1_input.json"};
+    for (size_t f = 0; f < KT_ARRAY_LEN(FILES); f++) {
+        kt_spec *spec = load(FILES[f]);
+        CHECK(spec->nargs == 3 && strcmp(spec->args[2].name, "d_filter") == 0);
+        CHECK(spec->args[2].symbol && !spec->args[2].symbol_only);
+        CHECK(!spec->args[0].symbol && !spec->args[1].symbol);
+        void *args[3] = {&spec, &spec, &spec}, *params[3];
+        CHECK(kt_launch_params(spec, args, params) == 3);
+        kt_spec_free(spec);
+    }
+}
+
+/* One Symbol argument in an otherwise valid spec; access is its
+ * AccessType. */
+static const char *symbol_spec(const char *access)
+{
+    static char text[1024 + PATH_MAX];
+    char kernel[PATH_MAX];
+    CHECK(realpath(kt_test_path("tests/kernels/faulty.c"), kernel) != NULL);
+    snprintf(text, sizeof text,
+             "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"b\","
+             " \"Type\": \"int\", \"Values\": \"[1, 2]\", \"Default\": 1}],"
+             " \"Conditions\": []}, \"KernelSpecification\": {\"Language\": \"C\","
+             " \"KernelName\": \"scale\", \"KernelFile\": \"%s\", \"Arguments\": ["
+             "{\"Name\": \"c\", \"Type\": \"float\", \"Size\": 4,"
+             " \"MemoryType\": \"Symbol\", \"AccessType\": \"%s\","
+             " \"FillType\": \"Constant\", \"FillValue\": 1}]}}",
+             kernel, access);
+    const char *path = kt_test_tmp("symbol.json");
+    FILE *fp = fopen(path, "w");
+    CHECK(fp != NULL);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+/* A kernel cannot write __constant__ memory, and C has none: both say so
+ * in one line instead of running a kernel that would read zeros. */
+static void test_symbols_are_read_only_and_cuda_only(void)
+{
+    kt_spec *spec = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(symbol_spec("ReadWrite"), NULL, NULL, &spec, &d) == KT_ESPEC);
+    CHECK(strstr(d.msg, "must be a ReadOnly vector") != NULL);
+    CHECK(kt_spec_load(symbol_spec("ReadOnly"), NULL, NULL, &spec, &d) == KT_OK);
+    const kt_backend *cpu = kt_backend_find("cpu");
+    kt_backend_opts opts = {.cache_dir = kt_test_tmp("cache"), .jobs = 1};
+    void *ctx = NULL;
+    CHECK(cpu->open(spec, &opts, &ctx, &d) == KT_EBACKEND);
+    CHECK(strstr(d.msg, "argument 'c' is a __constant__ symbol") != NULL && !ctx);
+    kt_spec_free(spec);
+    remove(kt_test_tmp("symbol.json"));
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_shipped_specs_count_as_python),
     KT_T(test_cpp_kernel_is_found_by_its_lowered_name),
@@ -454,6 +547,9 @@ static const kt_test TESTS[] = {
     KT_T(test_launch_axis_limits_make_a_configuration_invalid),
     KT_T(test_shared_memory_over_48k_raises_the_limit),
     KT_T(test_registers_are_counted_per_warp),
+    KT_T(test_symbol_arguments_are_no_kernel_parameters),
+    KT_T(test_memtype_constant_is_a_symbol_and_a_parameter),
+    KT_T(test_symbols_are_read_only_and_cuda_only),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # thirdparty.sh - on the GPU machine, in one call (about 5 minutes): every
-# third-party CUDA spec shipped under kernels/bat and kernels/ktt tuned by a
+# third-party CUDA spec shipped under kernels/bat and kernels/ktt, and every
+# runnable CUDA T1 file of the public suites under tests/data/t1, tuned by a
 # capped random search, each configuration classified (ok, invalid,
 # compile_error, runtime_error, timeout, wrong_result against the default
 # configuration's outputs, since none of these specs has a reference
@@ -11,6 +12,10 @@
 #   bench/gpu/thirdparty.sh OUT [KTUNE]  (there; KTUNE default build/bundle/ktune)
 # Environment: TIME (seconds per spec, default 40), BUDGET (configurations
 # per spec, default 200), SEED (default 1).
+# Not run: tests/data/t1/ktt/CoulombSum3d.json (its expected output,
+# Coulomb3d.bin, is not public: kernels/ktt/CoulombSum3d is that spec with
+# a reference run instead), BAT's MD and Reduction (no KernelSpecification:
+# spaces only) and KTT's CoulombSum2d (OpenCL).
 set -u
 OUT=${1:-${OUT:-/tmp/ktune-thirdparty}}
 KT=${2:-build/bundle/ktune}
@@ -22,13 +27,31 @@ echo "ktune $($KT --version 2>/dev/null | head -n 1), $(date -u '+%Y-%m-%d %H:%M
 echo "each: ktune tune SPEC --strategy random --budget $BUDGET --time $TIME --seed $SEED --energy-window 0"
 fails=0
 table=""
-for spec in kernels/bat/GEMM/GEMM-CAFF.json kernels/bat/pnpoly/pnpoly-CAFF.json \
-            kernels/bat/TRIAD/TRIAD-CAFF.json kernels/bat/nbody/nbody-CAFF.json \
-            kernels/bat/MD5Hash/MD5Hash-CAFF.json \
-            kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json; do
-    name=$(basename "$(dirname "$spec")")
+# KTT's tutorial reads b from ArgumentData.bin, which KTT's example writes
+# at run time: b[i] = i, so that result = a + b + 3 = 2i + 3, the spec's
+# expected values
+tut="$OUT/ktt-tutorial"
+mkdir -p "$tut"
+cp tests/data/t1/ktt/KernelTuningCudaScript.json tests/data/t1/ktt/CudaKernel.cu "$tut/"
+python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<1048576f", *range(1048576)))' \
+    > "$tut/ArgumentData.bin"
+T=tests/data/t1
+for entry in GEMM:kernels/bat/GEMM/GEMM-CAFF.json pnpoly:kernels/bat/pnpoly/pnpoly-CAFF.json \
+             TRIAD:kernels/bat/TRIAD/TRIAD-CAFF.json nbody:kernels/bat/nbody/nbody-CAFF.json \
+             MD5Hash:kernels/bat/MD5Hash/MD5Hash-CAFF.json \
+             convolution:kernels/bat/convolution/convolution-CAFF.json \
+             CoulombSum3d:kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json \
+             bat-hotspot:$T/bat/hotspot/hotspot-CAFF.json \
+             bat-builtin_vectors:$T/bat/builtin_vectors/builtin_vectors-CAFF.json \
+             bat-FFT:$T/bat/FFT/FFT-CAFF.json ktt-Nbody:$T/ktt/Nbody/NbodyScript.json \
+             ktt-ClTuneGemm:$T/ktt/ClTuneGemm/ClTuneGemm.json \
+             ktt-tutorial:$tut/KernelTuningCudaScript.json \
+             kt-convolution:$T/kerneltuner/test_T1_input.json \
+             kt-cache_file:$T/kerneltuner/test_cache_file_T1_input.json; do
+    name=${entry%%:*} spec=${entry#*:}
     echo "== $name ($spec)"
-    $KT tune "$spec" --strategy random --budget "$BUDGET" --time "$TIME" --seed "$SEED" \
+    # a spec that hangs (a kernel that never ends) costs at most twice TIME
+    timeout $((2 * TIME + 60)) $KT tune "$spec" --strategy random --budget "$BUDGET" --time "$TIME" --seed "$SEED" \
         --energy-window 0 --db "$OUT/$name.db" --cache "$OUT/cache" \
         > "$OUT/$name.txt" 2> "$OUT/$name.err"
     rc=$?

@@ -254,11 +254,15 @@ static int cuda_buffer_read(void *vctx, void *host, const void *buf, size_t byte
                                                                        : KT_OK;
 }
 
-/* A loaded kernel with its launch geometry. */
+/* A loaded kernel with its launch geometry and, for each argument that is
+ * a __constant__ symbol, the module's global and the bytes copied to it. */
 typedef struct cuda_kernel {
     CUmodule module;
     CUfunction fn;
     kt_launch launch;
+    CUdeviceptr *sym;         /* per argument; 0: none to copy */
+    size_t *sym_bytes;
+    void **params;            /* the launch's parameter array */
 } cuda_kernel;
 
 /* The launch from the spec, checked against the device and this kernel's
@@ -305,7 +309,57 @@ static void cuda_unload(void *vctx, void *kernel)
         return;
     if (k->module)
         c->cu.cuModuleUnload(k->module);
+    free(k->sym);
+    free(k->sym_bytes);
+    free(k->params);
     free(k);
+}
+
+/* The globals of the spec's symbol arguments in k's module.  One the
+ * module lacks is left out: the compiler drops a __constant__ array that
+ * no code of this configuration reads (pnpoly's d_slopes without
+ * use_precomputed_slopes). */
+static int find_symbols(cuda_ctx *c, cuda_kernel *k, const double *slots, kt_diag *diag)
+{
+    const kt_spec *s = c->spec;
+    size_t n = s->nargs ? s->nargs : 1;
+    if (!(k->sym = calloc(n, sizeof *k->sym)) ||
+        !(k->sym_bytes = calloc(n, sizeof *k->sym_bytes)) ||
+        !(k->params = calloc(n, sizeof *k->params)))
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->nargs; i++) {
+        size_t have = 0;
+        CUresult r = s->args[i].symbol
+                         ? c->cu.cuModuleGetGlobal(&k->sym[i], &have, k->module,
+                                                   s->args[i].name)
+                         : KT_CUDA_ERROR_NOT_FOUND;
+        if (r == KT_CUDA_ERROR_NOT_FOUND)
+            k->sym[i] = 0;
+        else if (r)
+            return cu_fail(c, r, "finding a __constant__ symbol", diag);
+        int rc = k->sym[i] ? kt_launch_symbol_bytes(s, i, slots, have, &k->sym_bytes[i], diag)
+                           : KT_OK;
+        if (rc != KT_OK)
+            return rc;
+    }
+    return KT_OK;
+}
+
+/* Copy each symbol argument's buffer (args[i] points to its handle) to
+ * its global, before the launches that read it. */
+static int copy_symbols(cuda_ctx *c, const cuda_kernel *k, void *const *args,
+                        kt_diag *diag)
+{
+    for (size_t i = 0; i < c->spec->nargs; i++) {
+        if (!k->sym[i])
+            continue;
+        void *handle = *(void *const *)args[i];
+        CUresult r = c->cu.cuMemcpyDtoD(k->sym[i], (CUdeviceptr)(uintptr_t)handle,
+                                        k->sym_bytes[i]);
+        if (r)
+            return cu_fail(c, r, "copying a __constant__ symbol", diag);
+    }
+    return KT_OK;
 }
 
 /* Load a compiled kernel (nvrtc.h's file: the CUBIN and the symbol it was
@@ -331,6 +385,8 @@ static int cuda_load(void *vctx, const char *artifact, const double *slots,
         rc = cu_fail(c, r, "loading the kernel", diag);
     if (rc == KT_OK)
         rc = fit_launch(c, k, slots, reference, diag);
+    if (rc == KT_OK)
+        rc = find_symbols(c, k, slots, diag);
     free(file);
     if (rc != KT_OK) {
         cuda_unload(c, k);
@@ -346,6 +402,10 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
     cuda_ctx *c = vctx;
     const cuda_kernel *k = kernel;
     const kt_launch *l = &k->launch;
+    int rc = copy_symbols(c, k, args, diag);
+    if (rc != KT_OK)
+        return rc;
+    kt_launch_params(c->spec, args, k->params);
     for (int rep = 0; rep < reps; rep++) {
         CUresult r = c->cu.cuMemsetD8(c->flush, (unsigned char)rep, c->flush_bytes);
         if (!r)
@@ -353,7 +413,7 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
         for (int i = 0; !r && i < inner; i++)
             r = c->cu.cuLaunchKernel(k->fn, l->grid[0], l->grid[1], l->grid[2],
                                      l->block[0], l->block[1], l->block[2], l->shared,
-                                     NULL, args, NULL);
+                                     NULL, k->params, NULL);
         float ms = 0;
         if (!r && !(r = c->cu.cuEventRecord(c->stop, NULL)) &&
             !(r = c->cu.cuEventSynchronize(c->stop)))

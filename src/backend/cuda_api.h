@@ -8,6 +8,7 @@
 #include "ktune.h"
 
 typedef int CUresult;          /* 0: CUDA_SUCCESS */
+enum { KT_CUDA_ERROR_NOT_FOUND = 500 };
 typedef int CUdevice;
 typedef void *CUcontext;
 typedef void *CUmodule;
@@ -45,12 +46,14 @@ typedef struct kt_cuda_api {
     CUresult (*cuModuleLoadData)(CUmodule *, const void *);
     CUresult (*cuModuleUnload)(CUmodule);
     CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
     CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
     CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
     CUresult (*cuMemFree)(CUdeviceptr);
     CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
     CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
     CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, unsigned, CUstream, void **, void **);

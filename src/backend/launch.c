@@ -1,6 +1,8 @@
 /* launch.c - grid, block and shared memory of a GPU launch (launch.h). */
 #include "backend/launch.h"
+#include "core/expr.h"
 #include "core/util.h"
+#include "measure/measure.h"
 
 #include <math.h>
 
@@ -69,5 +71,29 @@ int kt_launch_shared(unsigned static_bytes, unsigned dynamic_bytes, int max_shar
         return kt_fail(diag, KT_ERANGE, "%u bytes of static and %u of dynamic shared "
                        "memory, the device allows %d", static_bytes, dynamic_bytes,
                        max_shared_optin);
+    return KT_OK;
+}
+
+size_t kt_launch_params(const kt_spec *spec, void *const *args, void **params)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < spec->nargs; i++)
+        if (!spec->args[i].symbol_only)
+            params[n++] = args[i];
+    return n;
+}
+
+int kt_launch_symbol_bytes(const kt_spec *spec, size_t i, const double *slots,
+                           size_t symbol_bytes, size_t *bytes, kt_diag *diag)
+{
+    const kt_arg *a = &spec->args[i];
+    double count = 0;
+    if (kt_expr_eval(a->size, slots, &count) != KT_OK || !(count >= 1))
+        return kt_fail(diag, KT_ESPEC, "argument '%s': size is not a positive number",
+                       a->name);
+    *bytes = (size_t)count * kt_dtype_size(a->type);
+    if (*bytes > symbol_bytes)
+        return kt_fail(diag, KT_ERANGE, "argument '%s' has %zu bytes, its __constant__ "
+                       "symbol only %zu", a->name, *bytes, symbol_bytes);
     return KT_OK;
 }

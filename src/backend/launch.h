@@ -42,4 +42,16 @@ int kt_launch_registers(int regs, unsigned threads, kt_diag *diag);
 int kt_launch_shared(unsigned static_bytes, unsigned dynamic_bytes, int max_shared_optin,
                      bool *raise, kt_diag *diag);
 
+/* The kernel's parameters: args (one per spec argument, as the worker
+ * passes them) without the MemoryType "Symbol" ones, which live in
+ * __constant__ memory instead; params has room for spec->nargs.  Returns
+ * how many. */
+size_t kt_launch_params(const kt_spec *spec, void *const *args, void **params);
+
+/* Bytes of symbol argument i for a configuration's slot values, checked
+ * against the size of the module's global (symbol_bytes): a larger array
+ * would be written past it (KT_ERANGE, which names both). */
+int kt_launch_symbol_bytes(const kt_spec *spec, size_t i, const double *slots,
+                           size_t symbol_bytes, size_t *bytes, kt_diag *diag);
+
 #endif /* KT_LAUNCH_H */

@@ -783,7 +783,12 @@ static int scale_size(loader *L, json_object *o, const char *path, unsigned lane
 }
 static const name_code ACCESS[] = {
     {"ReadOnly", KT_READ}, {"WriteOnly", KT_WRITE}, {"ReadWrite", KT_READ_WRITE}};
-static const name_code MEMORY[] = {{"Scalar", 1}, {"Vector", 0}};
+/* Symbol: a vector copied to the __constant__ global of its name instead
+ * of being passed (Kernel Tuner's cmem_args) */
+enum { MEM_VECTOR, MEM_SCALAR, MEM_SYMBOL };
+static const name_code MEMORY[] = {
+    {"Scalar", MEM_SCALAR}, {"Vector", MEM_VECTOR}, {"Symbol", MEM_SYMBOL}};
+static const name_code MEMTYPES[] = {{"Constant", 1}};
 /* T1's "Script" runs a program to make the data: refused (FILL_SCRIPT). */
 #define FILL_SCRIPT (-1)
 static const name_code FILLS[] = {
@@ -876,7 +881,8 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
 {
     static const char *const known[] = {"Name", "Type", "MemoryType", "AccessType",
                                         "FillType", "FillValue", "Size",
-                                        "TypeSize", "RandomSeed", "DataSource", NULL};
+                                        "TypeSize", "RandomSeed", "DataSource",
+                                        "MemType", NULL};
     char path[96];
     json_object *o = array_object(L, arr, "KernelSpecification.Arguments", i, known,
                                   path, sizeof path);
@@ -884,18 +890,22 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
         return KT_ESPEC;
     kt_arg *a = &L->spec->args[i];
     const char *name;
-    int type = KT_DT_FLOAT, scalar = 0, access = KT_READ, fill = KT_FILL_RANDOM;
+    int type = KT_DT_FLOAT, mem = MEM_VECTOR, access = KT_READ, fill = KT_FILL_RANDOM;
+    int constant = 0;
     unsigned lanes;
     int rc;
     if ((rc = get_string(L, o, path, "Name", false, &name)) != KT_OK ||
         (rc = parse_type(L, o, path, &type, &lanes)) ||
         (rc = get_enum(L, o, path, "MemoryType", true, MEMORY, KT_ARRAY_LEN(MEMORY),
-                       &scalar)) ||
+                       &mem)) ||
+        (rc = get_enum(L, o, path, "MemType", false, MEMTYPES, KT_ARRAY_LEN(MEMTYPES),
+                       &constant)) ||
         (rc = get_enum(L, o, path, "AccessType", false, ACCESS, KT_ARRAY_LEN(ACCESS),
                        &access)) ||
         (rc = get_enum(L, o, path, "FillType", false, FILLS, KT_ARRAY_LEN(FILLS),
                        &fill)))
         return rc;
+    bool scalar = mem == MEM_SCALAR;
     if (scalar && lanes > 1)
         return spec_error(L, path, "a vector type cannot be a Scalar argument");
     /* T1 does not require names; ReferenceArguments can use these */
@@ -903,6 +913,8 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     a->type = (kt_dtype)type;
     a->scalar = scalar;
+    a->symbol = mem == MEM_SYMBOL || constant;
+    a->symbol_only = mem == MEM_SYMBOL;
     a->access = (kt_access)access;
     a->expect.fill = KT_FILL_REFERENCE;
     char sub[192];
@@ -917,6 +929,10 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
         rc = parse_data(L, o, path, fill, a->name, &a->data);
     if (rc == KT_OK && scalar && access != KT_READ)
         rc = spec_error(L, path, "a Scalar argument must be ReadOnly");
+    if (rc == KT_OK && a->symbol && (scalar || access != KT_READ))
+        rc = spec_error(L, path, "a __constant__ symbol (MemoryType \"Symbol\" or "
+                        "\"MemType\": \"Constant\") must be a ReadOnly vector: "
+                        "kernels cannot write it");
     return rc;
 }
 

@@ -79,6 +79,11 @@ typedef struct kt_arg {
     char *name;
     kt_dtype type;
     bool scalar;        /* MemoryType Scalar: passed by value */
+    bool symbol;        /* copied to the module's __constant__ global of its
+                           name before each run (T1 MemoryType "Symbol", or
+                           Kernel Tuner's "MemType": "Constant") */
+    bool symbol_only;   /* MemoryType "Symbol": not a kernel parameter
+                           (Kernel Tuner passes a "MemType" one as well) */
     kt_access access;
     kt_expr *size;      /* vectors: element count, over problem names */
     kt_expr *value;     /* scalars: the value */

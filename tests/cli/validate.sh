@@ -39,7 +39,7 @@ pass "a spec with several errors reports every one, one line each"
     fail "a valid spec failed: $(cat "$TMP/out" "$TMP/err")"
 grep -qx "tests/data/t1/kerneltuner/test_T1_input.json: valid; 2359296 configurations" \
     "$TMP/out" || fail "valid spec: $(cat "$TMP/out")"
-grep -q "warning: unknown key 'KernelSpecification.Arguments\[2\].MemType'" "$TMP/err" ||
+grep -q "warning: unknown key 'KernelSpecification.Arguments\[0\].Output'" "$TMP/err" ||
     fail "warnings: $(cat "$TMP/err")"
 pass "a valid spec prints its count"
 
