@@ -104,9 +104,12 @@ static nvrtcResult mock_create(nvrtcProgram *p, const char *src, const char *nam
     *p = (nvrtcProgram)mock_expression;
     return 0;
 }
+static int mock_empty_options; /* "" among the options NVRTC was given */
 static nvrtcResult mock_compile(nvrtcProgram p, int n, const char *const *o)
 {
-    (void)p, (void)n, (void)o;
+    (void)p;
+    for (int i = 0; i < n; i++)
+        mock_empty_options += !o[i][0];
     return 0;
 }
 static nvrtcResult mock_log_size(nvrtcProgram p, size_t *n)
@@ -215,6 +218,26 @@ static void test_cpp_kernel_is_found_by_its_lowered_name(void)
     compiled_symbol(spec, &MOCK, def, symbol, sizeof symbol);
     CHECK_STR(mock_expression, "cn_pnpoly");
     CHECK_STR(symbol, "_Z9cn_pnpolyPiP6float2i");
+    free(def);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+}
+
+/* KTT's ClTuneGemm gives "CompilerOptions": [""]: passed on, NVRTC failed
+ * every configuration with "unrecognized option" on the H100. */
+static void test_an_empty_compiler_option_is_none(void)
+{
+    kt_spec *spec = load("tests/data/t1/ktt/ClTuneGemm/ClTuneGemm.json");
+    CHECK(spec->ncompiler_options == 1 && !spec->compiler_options[0][0]);
+    kt_problem prob;
+    kt_space *space = space_of(spec, &prob);
+    uint16_t *def = calloc(spec->nparams, sizeof *def);
+    kt_space_default(space, def);
+    char symbol[160];
+    mock_empty_options = 0;
+    compiled_symbol(spec, &MOCK, def, symbol, sizeof symbol);
+    CHECK(mock_empty_options == 0);
     free(def);
     kt_space_free(space);
     kt_problem_clear(&prob);
@@ -540,6 +563,7 @@ static const kt_test TESTS[] = {
     KT_T(test_shipped_specs_count_as_python),
     KT_T(test_cpp_kernel_is_found_by_its_lowered_name),
     KT_T(test_reference_is_compiled_under_its_own_name),
+    KT_T(test_an_empty_compiler_option_is_none),
     KT_T(test_compiled_file_header_is_checked),
     KT_T(test_shipped_specs_compile_with_nvrtc),
     KT_T(test_an_excluded_default_is_not_the_reference),

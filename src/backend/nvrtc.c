@@ -41,8 +41,11 @@ static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
         o[(*n)++] = kt_asprintf("--gpu-architecture=%s", nv->arch);
     for (size_t i = 0; cfg && i < s->nparams; i++)
         o[(*n)++] = kt_asprintf("-D%s=%s", s->params[i].name, s->params[i].texts[cfg[i]]);
+    /* an empty option is none: NVRTC refuses "" as unrecognized, and KTT's
+     * ClTuneGemm spec gives "CompilerOptions": [""] */
     for (size_t i = 0; i < s->ncompiler_options; i++)
-        o[(*n)++] = kt_strdup(s->compiler_options[i]);
+        if (s->compiler_options[i][0])
+            o[(*n)++] = kt_strdup(s->compiler_options[i]);
     for (size_t i = 0; i < *n; i++)
         if (!o[i]) {
             for (size_t j = 0; j < *n; j++)
