@@ -317,6 +317,32 @@ static void test_shipped_specs_compile_with_nvrtc(void)
     kt_nvrtc_api_unload(&api);
 }
 
+/* BAT's FFT includes <math.h>, for M_PI: NVRTC has no host headers, so
+ * ktune gives it one with the constants (the math functions themselves
+ * are NVRTC's built-ins). */
+static void test_math_h_is_found(void)
+{
+    kt_nvrtc_api api;
+    kt_diag d = {{0}};
+    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
+        KT_SKIP("%s", d.msg);
+    kt_spec *spec = load("tests/data/t1/bat/FFT/FFT-CAFF.json");
+    kt_problem prob;
+    kt_space *space; /* 806 billion configurations: not built, the default only */
+    CHECK(kt_problem_parse(spec, NULL, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
+    uint16_t *cfg = calloc(spec->nparams, sizeof *cfg);
+    kt_space_default(space, cfg);
+    char symbol[160];
+    compiled_symbol(spec, &api, cfg, symbol, sizeof symbol);
+    CHECK(strcmp(symbol, spec->kernel_name) == 0);
+    free(cfg);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_spec_free(spec);
+    kt_nvrtc_api_unload(&api);
+}
+
 /* ------------------------------------------- the default as the reference */
 
 /* A spec without ReferenceKernel whose default (MODE=3 of faulty.c, which
@@ -566,6 +592,7 @@ static const kt_test TESTS[] = {
     KT_T(test_an_empty_compiler_option_is_none),
     KT_T(test_compiled_file_header_is_checked),
     KT_T(test_shipped_specs_compile_with_nvrtc),
+    KT_T(test_math_h_is_found),
     KT_T(test_an_excluded_default_is_not_the_reference),
     KT_T(test_launch_grid_from_the_spec),
     KT_T(test_launch_axis_limits_make_a_configuration_invalid),

@@ -162,6 +162,27 @@ static bool store_kernel(const kt_nvrtc *nv, nvrtcProgram prog, const char *name
     return ok;
 }
 
+/* Headers NVRTC lacks (it has no host headers) that kernels written for
+ * nvcc include: <math.h> for its constants (glibc's values; the math
+ * functions are NVRTC built-ins), so BAT's FFT compiles as written. */
+static const char MATH_H[] =
+    "#pragma once\n"
+    "#define M_E 2.7182818284590452354\n"
+    "#define M_LOG2E 1.4426950408889634074\n"
+    "#define M_LOG10E 0.43429448190325182765\n"
+    "#define M_LN2 0.69314718055994530942\n"
+    "#define M_LN10 2.30258509299404568402\n"
+    "#define M_PI 3.14159265358979323846\n"
+    "#define M_PI_2 1.57079632679489661923\n"
+    "#define M_PI_4 0.78539816339744830962\n"
+    "#define M_1_PI 0.31830988618379067154\n"
+    "#define M_2_PI 0.63661977236758134308\n"
+    "#define M_2_SQRTPI 1.12837916709551257390\n"
+    "#define M_SQRT2 1.41421356237309504880\n"
+    "#define M_SQRT1_2 0.70710678118654752440\n";
+static const char *const HEADERS[] = {MATH_H};
+static const char *const HEADER_NAMES[] = {"math.h"};
+
 /* NVRTC source to CUBIN; b->status says whether it compiled.  The kernel's
  * name is added as a name expression, as Kernel Tuner does, so a C++
  * kernel (no extern "C", or a template instance "k<float>") is found. */
@@ -171,7 +192,8 @@ static void nvrtc_build(const kt_nvrtc *nv, const char *src, const char *name,
     nvrtcProgram prog = NULL;
     double t0 = kt_now();
     b->status = KT_STATUS_COMPILE_ERROR;
-    if (nv->api->nvrtcCreateProgram(&prog, src, "kernel.cu", 0, NULL, NULL) != 0) {
+    if (nv->api->nvrtcCreateProgram(&prog, src, "kernel.cu", (int)KT_ARRAY_LEN(HEADERS),
+                                    HEADERS, HEADER_NAMES) != 0) {
         snprintf(b->detail, sizeof b->detail, "NVRTC could not create a program");
         return;
     }
