@@ -1133,8 +1133,10 @@ static int grid_divisor(loader *L, json_object *ks, int i, char *buf, size_t len
         used += (size_t)snprintf(buf + used, len - used, "%sint(%s)", k ? " * " : "",
                                  json_object_get_string(e));
     }
-    for (size_t p = 0; n == 0 && p < s->nparams; p++)
-        if (strcmp(s->params[p].name, BLOCK[i]) == 0)
+    /* s->names, not params[].name: a parameter whose Name was reported
+     * missing (validate goes on) has none */
+    for (size_t p = 0; n == 0 && s->names && p < s->nparams; p++)
+        if (strcmp(s->names[p], BLOCK[i]) == 0)
             used += (size_t)snprintf(buf + used, len - used, "%s", BLOCK[i]);
     if (used == start)
         used += (size_t)snprintf(buf + used, len - used, "1");

@@ -34,6 +34,25 @@ grep -q "4 problems; the space cannot be counted" "$TMP/out" || fail "summary: $
 [ "$(wc -l <"$TMP/out")" -eq 5 ] || fail "one line per problem: $(cat "$TMP/out")"
 pass "a spec with several errors reports every one, one line each"
 
+# A parameter without a Name (reported, and validate goes on) beside Kernel
+# Tuner's grid divisors: the block-size default of the other axes is looked
+# up by name, and the missing one must not crash it.
+cat >"$TMP/noname.json" <<JSON
+{"ConfigurationSpace": {"TuningParameters": [{"Type": "int", "Values": "[1, 2]"}]},
+ "KernelSpecification": {"Language": "CUDA", "KernelName": "k",
+  "KernelFile": "$KERNEL", "ProblemSize": [8, 8], "GridDivX": ["1"],
+  "LocalSize": {"X": "1", "Y": "1", "Z": "1"},
+  "Arguments": [{"Type": "float", "MemoryType": "Vector", "Size": 4}]}}
+JSON
+set +e
+"$KTUNE" validate "$TMP/noname.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a parameter without a Name beside GridDivX: exit $rc, wanted 1"
+grep -q "TuningParameters\[0\].Name: missing required key" "$TMP/out" ||
+    fail "missing Name not reported: $(cat "$TMP/out")"
+pass "a parameter without a Name beside grid divisors is reported, not a crash"
+
 # A valid spec prints its count and exits 0; warnings go to stderr.
 "$KTUNE" validate tests/data/t1/kerneltuner/test_T1_input.json >"$TMP/out" 2>"$TMP/err" ||
     fail "a valid spec failed: $(cat "$TMP/out" "$TMP/err")"
