@@ -24,6 +24,13 @@ bool kt_move_fresh(const kt_history *h, kt_rng *rng, uint16_t *cfg)
     return found;
 }
 
+void kt_move_sample(kt_batch *b, kt_rng *rng, uint64_t known, uint16_t *scratch)
+{
+    while (b->h->nknown + b->n < known && !kt_batch_full(b) &&
+           kt_move_fresh(b->h, rng, scratch))
+        kt_batch_add(b, scratch);
+}
+
 /* ------------------------------------------------------------- repair */
 
 /* Does some valid configuration start with cfg[0..len)?  The built list is

@@ -17,6 +17,11 @@
  * draws, then a scan from a random start); false when all were seen. */
 bool kt_move_fresh(const kt_history *h, kt_rng *rng, uint16_t *cfg);
 
+/* Add unseen valid configurations to b until the history knows `known`
+ * with those b holds, b is full or none is left (scratch: one
+ * configuration): the random samples a strategy starts from. */
+void kt_move_sample(kt_batch *b, kt_rng *rng, uint64_t known, uint16_t *scratch);
+
 /* The valid configuration nearest to target (index coordinates, one per
  * parameter), chosen parameter by parameter in spec order: each takes the
  * value closest to its target for which the choices so far can still be

@@ -39,10 +39,7 @@ bool kt_pop_sample(kt_pop *p, kt_history *h, kt_rng *rng, uint16_t *out, size_t 
                    size_t *n, int *rc)
 {
     kt_batch b = kt_batch_begin(h, out, max);
-    uint16_t *cfg = p->cfg;  /* scratch until kt_pop_seed */
-    while (h->nknown + b.n < 2 * p->size && !kt_batch_full(&b) &&
-           kt_move_fresh(h, rng, cfg))
-        kt_batch_add(&b, cfg);
+    kt_move_sample(&b, rng, 2 * p->size, p->cfg); /* p->cfg: scratch until kt_pop_seed */
     *rc = kt_batch_end(&b, n);
     return *n > 0 || *rc != KT_OK;
 }

@@ -10,8 +10,8 @@
  * random configurations (immigrants), so every propose call measures
  * something new until the space is exhausted.
  *
- * Before the first generation a population measures as many unseen random
- * configurations as it has members (kt_pop_sample), and starts from the
+ * Before the first generation a population measures unseen random
+ * configurations until twice its size is known (kt_pop_sample), and starts from the
  * best half of what is then known: on the recorded GPU and CPU spaces of
  * docs/SEARCH.md a first generation of random members, bred at budgets of
  * 25 evaluations, did worse than the same budget of random samples

@@ -38,10 +38,8 @@ size_t kt_walk_samples(uint64_t budget)
 
 bool kt_walk_sample(kt_walk *w, kt_batch *b)
 {
-    uint16_t *cfg = w->cur;  /* scratch until the first start */
-    while (!w->started && w->hist->nknown + b->n < w->samples && !kt_batch_full(b) &&
-           kt_move_fresh(w->hist, w->rng, cfg))
-        kt_batch_add(b, cfg);
+    if (!w->started) /* w->cur: scratch until the first start */
+        kt_move_sample(b, w->rng, w->samples, w->cur);
     return b->n > 0 || b->rc != KT_OK;
 }
 
