@@ -6,6 +6,7 @@
  * syntax errors carry line and column.  The JSON itself is parsed by json-c.
  */
 #include "core/spec.h"
+#include "core/json_text.h"
 #include "core/pylist.h"
 #include "core/t1schema.h"
 #include "core/util.h"
@@ -1427,32 +1428,13 @@ static void compute_hash(kt_spec *s)
 
 static int parse_json(loader *L, const char *text, json_object **out)
 {
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
+    kt_json_error e;
+    if ((*out = kt_json_parse_text(text, strlen(text), &e)))
+        return KT_OK;
+    if (e.nomem)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
-    size_t len = strlen(text);
-    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error err = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (root && err == json_tokener_success) {
-        while (end < len && isspace((unsigned char)text[end]))
-            end++;
-        if (end == len) {
-            *out = root;
-            return KT_OK;
-        }
-    }
-    json_object_put(root);
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < end && i < len; i++, col++)
-        if (text[i] == '\n')
-            line++, col = 0;
-    const char *why = err == json_tokener_success ? "unexpected text after the JSON value"
-                      : err == json_tokener_continue ? "unexpected end of file"
-                      : json_tokener_error_desc(err);
-    return kt_fail(L->diag, KT_ESYNTAX, "%s:%zu:%zu: invalid JSON: %s", L->path, line,
-                   col, why);
+    return kt_fail(L->diag, KT_ESYNTAX, "%s:%zu:%zu: invalid JSON: %s", L->path, e.line,
+                   e.col, e.why);
 }
 
 /* A rule of the official schema that the spec breaks (core/t1schema.h). */

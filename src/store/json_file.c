@@ -1,5 +1,6 @@
 /* json_file.c - a whole JSON file parsed for an import. */
 #include "store/json_file.h"
+#include "core/json_text.h"
 #include "core/util.h"
 
 #include <bzlib.h>
@@ -123,28 +124,13 @@ static int uncompress_any(const char *path, char **text, size_t *len, kt_diag *d
 static int parse(const char *path, const char *what, const char *text, size_t len,
                  json_object **out, kt_diag *diag)
 {
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return kt_fail(diag, KT_ENOMEM, "out of memory");
-    *out = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error err = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    while (end < len && isspace((unsigned char)text[end]))
-        end++;
-    if (*out && err == json_tokener_success && end == len)
+    kt_json_error e;
+    if ((*out = kt_json_parse_text(text, len, &e)))
         return KT_OK;
-    json_object_put(*out);
-    *out = NULL;
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < end && i < len; i++, col++)
-        if (text[i] == '\n')
-            line++, col = 0;
-    return kt_fail(diag, KT_EFORMAT, "%s:%zu:%zu: not %s: invalid JSON: %s", path, line,
-                   col, what,
-                   err == json_tokener_success    ? "text after the JSON value"
-                   : err == json_tokener_continue ? "unexpected end of file"
-                                                  : json_tokener_error_desc(err));
+    if (e.nomem)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    return kt_fail(diag, KT_EFORMAT, "%s:%zu:%zu: not %s: invalid JSON: %s", path, e.line,
+                   e.col, what, e.why);
 }
 
 int kt_json_file_load(const char *path, const char *what, bool close_open,
