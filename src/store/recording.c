@@ -366,11 +366,9 @@ static int pvals_add(pvals *p, slice v, uint16_t *index)
         p->sorted = sorted;
         p->cap = cap;
     }
-    char *text = malloc(v.len + 1);
+    char *text = kt_strndup(v.s, v.len);
     if (!text)
         return KT_ENOMEM;
-    memcpy(text, v.s, v.len);
-    text[v.len] = '\0';
     memmove(p->sorted + at + 1, p->sorted + at, (p->n - at) * sizeof *p->sorted);
     p->sorted[at] = *index = (uint16_t)p->n;
     p->texts[p->n++] = text;
@@ -555,11 +553,10 @@ static int spec_names(kt_spec *s)
  * (v->rank set here). */
 static int spec_param(kt_param_spec *p, slice name, pvals *v, json_object *lists)
 {
-    if (!(p->name = malloc(name.len + 1)) || !(p->texts = calloc(v->n, sizeof *p->texts)) ||
+    if (!(p->name = kt_strndup(name.s, name.len)) ||
+        !(p->texts = calloc(v->n, sizeof *p->texts)) ||
         !(p->values = malloc(v->n * sizeof *p->values)))
         return KT_ENOMEM;
-    memcpy(p->name, name.s, name.len);
-    p->name[name.len] = '\0';
     p->nvalues = v->n;
     if (order_values(v, p->name, lists) != KT_OK)
         return KT_ENOMEM;
