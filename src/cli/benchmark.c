@@ -269,16 +269,14 @@ int cli_benchmark(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     kt_spec *spec = NULL;
     kt_recording *rec = NULL;
+    const kt_spec *used = NULL;
     kt_recording_opts ro = {.kernel = a.kernel, .problem = a.problem, .device = a.device};
-    kt_diag d = {{0}};
-    if (rc == CLI_OK && a.spec && kt_spec_load(a.spec, cli_warn, NULL, &spec, &d) != KT_OK)
-        rc = cli_error("%s", d.msg);
-    else if (rc == CLI_OK && !a.spec && kt_recording_open(a.replay, &ro, &rec, &d) != KT_OK)
-        rc = cli_error("%s", d.msg);
+    if (rc == CLI_OK)
+        rc = cli_spec_or_recording(a.spec, a.replay, &ro, &spec, &rec, &used);
     if (rc == CLI_OK && rec)
         a.problem = NULL; /* the recorded one, chosen */
     if (rc == CLI_OK)
-        rc = run_benchmark(rec ? kt_recording_spec(rec) : spec, rec, &a);
+        rc = run_benchmark(used, rec, &a);
     kt_recording_free(rec);
     kt_spec_free(spec);
     free(a.list_text);

@@ -47,6 +47,15 @@ int cli_problem_parse(const char *cmd, const kt_spec *spec, const char *text,
 /* n names as "a, b, c" (the caller frees); NULL when out of memory. */
 char *cli_join(const char *const *names, size_t n);
 
+/* What tune and benchmark work on: the spec at spec_path, or without one
+ * the recording at replay (*rec) chosen by ro, whose spec is then the
+ * recording's.  A CLI exit code, reported. */
+struct kt_recording;
+struct kt_recording_opts;
+int cli_spec_or_recording(const char *spec_path, const char *replay,
+                          const struct kt_recording_opts *ro, kt_spec **own,
+                          struct kt_recording **rec, const kt_spec **spec);
+
 /* A configuration key "A=1,B=x" as a JSON object, numbers as numbers. */
 json_object *cli_config_json(const char *key);
 
@@ -59,6 +68,10 @@ void cli_json_print(json_object *doc);
 /* The text cli_json_print prints, owned by o: for a list streamed an
  * element at a time. */
 const char *cli_json_text(json_object *o);
+/* An element of a JSON array printed as it comes (a database or a space may
+ * hold millions: the array is never held whole), after the '[' the caller
+ * printed, then released; printed counts the elements so far. */
+void cli_json_element(uint64_t *printed, json_object *o);
 
 /* The MAP-Elites map of a run (search/archive.h's kt_map); flops per call
  * (NAN: unknown) gives GFLOP/s. */

@@ -58,15 +58,6 @@ static int row_text(void *user, const kt_db_row *row)
     return 0;
 }
 
-/* An element of a JSON array printed as it comes (a database may hold
- * millions of rows: the array is never held whole), then released;
- * printed counts the elements so far. */
-static void print_element(uint64_t *printed, json_object *o)
-{
-    printf("%s%s", (*printed)++ ? ",\n" : "\n", cli_json_text(o));
-    json_object_put(o);
-}
-
 /* A row as --json gives it: the columns of export csv, the configuration
  * also as an object; null for what is unknown.  user counts those printed. */
 static int row_json(void *user, const kt_db_row *row)
@@ -91,7 +82,7 @@ static int row_json(void *user, const kt_db_row *row)
     json_object_object_add(o, "detail", json_object_new_string(r->detail));
     if (*(uint64_t *)user == 0)
         putchar('[');
-    print_element(user, o);
+    cli_json_element(user, o);
     return 0;
 }
 
@@ -235,7 +226,7 @@ static int row_t4(void *user, const kt_db_row *row)
     json_object *obj = json_object_new_array();
     json_object_array_add(obj, json_object_new_string("time"));
     json_object_object_add(o, "objectives", obj);
-    print_element(user, o);
+    cli_json_element(user, o);
     return 0;
 }
 

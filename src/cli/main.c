@@ -1,6 +1,7 @@
 /* main.c - the ktune command: a table of subcommands, one file each. */
 #include "cli/cli.h"
 #include "core/util.h"
+#include "store/recording.h"
 
 #include <cblas.h>
 #include <errno.h>
@@ -198,6 +199,19 @@ json_object *cli_config_json(const char *key)
     return obj;
 }
 
+int cli_spec_or_recording(const char *spec_path, const char *replay,
+                          const kt_recording_opts *ro, kt_spec **own, kt_recording **rec,
+                          const kt_spec **spec)
+{
+    kt_diag diag = {{0}};
+    int rc = spec_path ? kt_spec_load(spec_path, cli_warn, NULL, own, &diag)
+                       : kt_recording_open(replay, ro, rec, &diag);
+    if (rc != KT_OK)
+        return cli_error("%s", diag.msg);
+    *spec = spec_path ? *own : kt_recording_spec(*rec);
+    return CLI_OK;
+}
+
 json_object *cli_json_double(double v)
 {
     return isfinite(v) ? json_object_new_double(v) : NULL;
@@ -208,6 +222,12 @@ const char *cli_json_text(json_object *o)
     return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                  JSON_C_TO_STRING_SPACED |
                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+void cli_json_element(uint64_t *printed, json_object *o)
+{
+    printf("%s%s", (*printed)++ ? ",\n" : "\n", cli_json_text(o));
+    json_object_put(o);
 }
 
 void cli_json_print(json_object *doc)

@@ -86,10 +86,9 @@ static int print_config(void *user, const uint16_t *cfg)
     if (!lc->json) {
         puts(key);
     } else {
-        /* streamed: a space may hold millions of configurations */
-        json_object *o = cli_config_json(key);
-        printf("%s%s", lc->printed++ ? ",\n" : "[\n", cli_json_text(o));
-        json_object_put(o);
+        if (lc->printed == 0)
+            putchar('[');
+        cli_json_element(&lc->printed, cli_config_json(key));
     }
     free(key);
     return 0;

@@ -488,17 +488,12 @@ static int predict_start(const kt_spec *spec, tune_args *a, const char *problem,
 static int load_spec(tune_args *a, kt_spec **own, kt_recording **rec,
                      const kt_spec **spec)
 {
-    kt_diag diag = {{0}};
-    if (a->spec && kt_spec_load(a->spec, cli_warn, NULL, own, &diag) != KT_OK)
-        return cli_error("%s", diag.msg);
     kt_recording_opts ro = {.kernel = a->kernel, .problem = a->o.problem,
                             .device = a->device};
-    if (!a->spec && kt_recording_open(a->replay, &ro, rec, &diag) != KT_OK)
-        return cli_error("%s", diag.msg);
-    if (!a->spec)
+    int rc = cli_spec_or_recording(a->spec, a->replay, &ro, own, rec, spec);
+    if (rc == CLI_OK && *rec)
         a->o.problem = NULL;
-    *spec = a->spec ? *own : kt_recording_spec(*rec);
-    return CLI_OK;
+    return rc;
 }
 
 /* The problem, the replay and the predictions the options ask for; a CLI
