@@ -221,7 +221,10 @@ static void created_of(json_object *entry, char out[96])
         (strcmp(t + used, "+00:00") != 0 && strcmp(t + used, "Z") != 0) || mo < 1 ||
         mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61))
         return;
-    int ms = (int)(sec * 1000); /* truncated: 59.9999 stays in its minute */
+    /* truncated: 59.9999 stays in its minute; the nanosecond added keeps
+     * 1.001 (1000.999... in binary) at 1001 ms, and cannot carry a time
+     * Kernel Tuner writes (whole microseconds) into the next ms */
+    int ms = (int)(sec * 1000 + 1e-6);
     snprintf(out, 96, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, mo, d, h, mi, ms / 1000,
              ms % 1000);
 }

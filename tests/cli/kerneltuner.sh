@@ -43,7 +43,7 @@ cat >"$TMP/marks.json" <<'JSON'
  "tune_params": {"a": [1, 2], "b": [true, false]},
  "cache": {
  "1,True": {"a": 1, "b": true, "time": 2.5, "times": [2.4, 2.6], "compile_time": 300,
-          "core_freq": 1410},
+          "core_freq": 1410, "timestamp": "2022-12-23 12:11:01.001000+00:00"},
  "1,False": {"a": 1, "b": false, "time": "InvalidConfig"},
  "2,True": {"a": 2, "b": true, "time": 1e20, "__error__": "CompilationFailedConfig"},
  "2,False": {"a": 2, "b": false, "time": "RuntimeFailedConfig"},
@@ -51,7 +51,10 @@ JSON
 "$KTUNE" import kerneltuner "$TMP/marks.json" --db "$TMP/m.db" | grep -q "read 4 entries (1 with a time)" ||
     fail "the open cache with markers was not read"
 "$KTUNE" db export csv --db "$TMP/m.db" >"$TMP/m.csv"
-for want in '"a=1,b=True","ok",2.5,2.4,,300,,,1410,2,' '"a=1,b=False","invalid"' \
+# 1.001 s is 1000.999... ms in binary: still 1001 ms, as 372 of every
+# 60,000 millisecond values would not be if truncated as read
+for want in '^"2022-12-23T12:11:01.001Z",.*"a=1,b=True","ok",2.5,2.4,,300,,,1410,2,' \
+    '"a=1,b=False","invalid"' \
     '"a=2,b=True","compile_error"' '"a=2,b=False","runtime_error"'; do
     grep -q "$want" "$TMP/m.csv" || fail "no row $want in $(cat "$TMP/m.csv")"
 done
