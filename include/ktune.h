@@ -97,7 +97,8 @@ int kt_status_parse(const char *text, kt_status *out);
 typedef struct kt_result {
     kt_status status;
     int signal;          /* CRASH: the signal number; else 0 */
-    char detail[256];    /* why it failed (compiler output excerpt, ...) */
+    char detail[256];    /* why it failed (compiler output excerpt, ...); OK: why
+                          * energy_j is unknown, empty when it is known */
     double time_ms;      /* median of the timed repetitions */
     double min_ms;       /* fastest repetition */
     double spread;       /* (p75 - p25) / median of the repetitions */

@@ -87,6 +87,7 @@ static void test_power_is_read_between_counter_steps(void)
         CHECK_NEAR(r.power_w, WATTS, 0.06 * WATTS); /* the worker's bound: 5% */
         CHECK_NEAR(r.energy_j, r.power_w * r.time_ms * 1e-3, 1e-12);
         CHECK_NEAR(r.sm_clock_mhz, 1500, 0);
+        CHECK(r.detail[0] == 0); /* no reason: the energy is known */
     }
 }
 
@@ -95,6 +96,7 @@ static void test_no_window_means_no_energy(void)
     kt_result r = evaluate(0);
     CHECK(r.status == KT_STATUS_OK);
     CHECK(isnan(r.energy_j) && isnan(r.power_w));
+    CHECK(strstr(r.detail, "--energy-window 0") != NULL); /* never a silent blank */
     CHECK_NEAR(r.sm_clock_mhz, 1500, 0); /* the clock is still read */
 }
 

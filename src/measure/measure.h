@@ -5,6 +5,9 @@
 
 #include "core/spec.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* ---------------------------------------------------------------- args */
 
 /* Host-side layout of the kernel's arguments for one problem. */
@@ -58,5 +61,32 @@ kt_summary kt_summarize(double *samples, size_t n);
 /* Cumulative CPU package energy in joules from the kernel's powercap
  * (RAPL) counters, or NAN where the machine does not expose them. */
 double kt_cpu_energy_j(void);
+
+/* Average power from an energy counter that moves in steps (NVML's moves
+ * every few tens of milliseconds): readings (host seconds, joules) taken
+ * between batches of back-to-back calls are fed in order; a step is dated
+ * at the middle of the interval between the two readings it fell between,
+ * so each end of the span is known to half that interval.  Pure: no
+ * clock, no device, so fake counter sequences can test it. */
+typedef struct kt_energy_span {
+    double window_s;     /* the shortest span read */
+    double t0;           /* the first reading's time */
+    double t_prev, e_prev; /* the last reading */
+    double t_a, e_a, half_a; /* the span's start (a step); e_a NAN before */
+    double longest_s;    /* the longest interval between readings */
+    int steps;           /* steps of the counter seen */
+    double watts;        /* the result; NAN until kt_energy_span_add says done */
+} kt_energy_span;
+
+void kt_energy_span_init(kt_energy_span *s, double window_s, double t, double e);
+/* Add the reading e taken at time t; true when the power is known
+ * (s->watts).  Feed readings until this is true or t passes
+ * kt_energy_span_deadline. */
+bool kt_energy_span_add(kt_energy_span *s, double t, double e);
+/* When to give up: later for longer batches, whose steps are dated more
+ * loosely and so need a longer span. */
+double kt_energy_span_deadline(const kt_energy_span *s);
+/* Why the span gave no power (after the deadline passed), one line. */
+void kt_energy_span_why(const kt_energy_span *s, double now, char *buf, size_t len);
 
 #endif /* KT_MEASURE_H */

@@ -232,46 +232,33 @@ static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
     return true;
 }
 
-/* The most the ends of an energy span may be uncertain by, as a fraction
- * of the span. */
-#define ENERGY_MAX_ERROR 0.05
-
-/* Average power while the kernel runs back to back, read between two
- * steps of the energy counter at least energy_window_s apart: NVML's
- * counter moves in steps tens of milliseconds apart, so a reading over an
- * arbitrary span is off by up to a step (a 0.3 s span on the H100 read
- * from 128 to 822 W), while one between steps is not.  A step is dated at
- * the middle of the batch (about ENERGY_BATCH_MS of calls) in which it
- * appeared, so each end is known to half its batch; the span ends at the
- * first step that keeps both halves within ENERGY_MAX_ERROR of it (a
- * descheduled process makes batches longer).  *watts is NAN when no such
- * span came; returns KT_OK unless a run failed. */
+/* Average power while the kernel runs back to back in batches of about
+ * ENERGY_BATCH_MS, read between two steps of the energy counter at least
+ * energy_window_s apart (kt_energy_span: NVML's counter moves in steps
+ * tens of milliseconds apart, so a reading over an arbitrary span is off
+ * by up to a step; a 0.3 s span on the H100 read from 128 to 822 W).
+ * *watts is NAN when no span came, and why says why; returns KT_OK unless
+ * a run failed. */
 static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
-                         kt_diag *diag)
+                         char *why, size_t nwhy, kt_diag *diag)
 {
     int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
-    double window = opts(ch)->energy_window_s, dummy;
-    double e_prev = energy(ch), t_prev = kt_now(), e_a = NAN, t_a = 0, half_a = 0;
-    double give_up = t_prev + 3 * window + 1;
-    *watts = NAN;
+    double dummy;
+    kt_energy_span span;
+    kt_energy_span_init(&span, opts(ch)->energy_window_s, kt_now(), energy(ch));
     for (;;) {
         if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
             return KT_EBACKEND;
         sample_clock(ch, clk);
-        double e = energy(ch), t = kt_now(), mid = (t_prev + t) / 2, half = (t - t_prev) / 2;
-        if (e != e_prev && isnan(e_a) && half < window / 8) {
-            e_a = e;
-            t_a = mid;
-            half_a = half;
-        } else if (e != e_prev && !isnan(e_a) && mid - t_a >= window &&
-                   half_a + half <= ENERGY_MAX_ERROR * (mid - t_a)) {
-            *watts = (e - e_a) / (mid - t_a);
+        double e = energy(ch), t = kt_now();
+        if (kt_energy_span_add(&span, t, e)) {
+            *watts = span.watts;
             return KT_OK;
         }
-        if (t > give_up)
+        if (t > kt_energy_span_deadline(&span)) {
+            kt_energy_span_why(&span, t, why, nwhy);
             return KT_OK;
-        e_prev = e;
-        t_prev = t;
+        }
     }
 }
 
@@ -289,9 +276,17 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     if (!time_samples(ch, kernel, inner, &clk, r, diag))
         return;
     double watts = NAN;
-    if (!isnan(energy(ch)) && opts(ch)->energy_window_s > 0 &&
-        energy_window(ch, kernel, r->time_ms, &clk, &watts, diag) != KT_OK)
+    if (opts(ch)->energy_window_s <= 0)
+        kt_strlcpy(r->detail, sizeof r->detail, "energy not read (--energy-window 0)");
+    else if (isnan(energy(ch)))
+        kt_strlcpy(r->detail, sizeof r->detail, "energy unknown: no energy counter here "
+                   "(NVML for a GPU, RAPL for the CPU)");
+    else if (energy_window(ch, kernel, r->time_ms, &clk, &watts, r->detail,
+                           sizeof r->detail, diag) != KT_OK)
         return;
+    if (!isnan(watts) && !(watts > 0))
+        snprintf(r->detail, sizeof r->detail, "energy unknown: the counter read %.3g W",
+                 watts);
     r->status = KT_STATUS_OK;
     r->power_w = watts > 0 ? watts : NAN;
     r->energy_j = r->power_w * r->time_ms * 1e-3;

@@ -1,0 +1,115 @@
+/* test_energy.c - average power from a stepping energy counter
+ * (kt_energy_span), fed fake counter sequences: a counter that moves in
+ * steps every STEP seconds at a constant WATTS, read after batches of
+ * calls of a given length.  Power must come out within the span's 5%
+ * bound for short and long batches alike (a 72 ms SGEMM once got no
+ * energy on the H100), and a reading that cannot be had must say why. */
+#include "measure/measure.h"
+#include "test.h"
+
+#include <math.h>
+
+#define WATTS 100.0
+
+/* The counter at time t: joules at the last step (steps every step_s). */
+static double counter(double t, double step_s)
+{
+    return floor(t / step_s) * step_s * WATTS;
+}
+
+/* Feed readings after batches of batch_s (batch(i) when given) from time
+ * t0 until the span is done or its deadline passes; the power, or NAN. */
+static double feed(kt_energy_span *s, double window, double step_s, double t0,
+                   double batch_s, double (*batch)(int))
+{
+    double t = t0;
+    kt_energy_span_init(s, window, t, counter(t, step_s));
+    for (int i = 0; t <= kt_energy_span_deadline(s); i++) {
+        t += batch ? batch(i) : batch_s;
+        if (kt_energy_span_add(s, t, counter(t, step_s)))
+            return s->watts;
+    }
+    return NAN;
+}
+
+/* Phases of the first reading against the counter's steps. */
+static const double PHASES[] = {0.0, 0.0031, 0.0123, 0.0199, 0.071};
+
+static void check_power(double window, double step_s, double batch_s)
+{
+    for (size_t i = 0; i < sizeof PHASES / sizeof PHASES[0]; i++) {
+        kt_energy_span s;
+        double w = feed(&s, window, step_s, 1000 + PHASES[i], batch_s, NULL);
+        CHECK(!isnan(w));
+        CHECK_NEAR(w, WATTS, 0.05 * WATTS);
+    }
+}
+
+static void test_short_batches_read_power_within_5_percent(void)
+{
+    check_power(0.3, 0.025, 0.005);
+    check_power(0.3, 0.100, 0.005);
+}
+
+/* One call a batch of 80 ms (a 72 ms kernel, the flush and the readings):
+ * each step is dated to 40 ms, so the span must be 1.6 s or longer. */
+static void test_a_long_call_still_gets_its_power(void)
+{
+    check_power(0.3, 0.020, 0.080);
+    check_power(0.3, 0.100, 0.080);
+    check_power(0.3, 0.050, 0.150);
+}
+
+/* Batches whose length jumps about (a descheduled process): whatever the
+ * mix, a power that comes is within the bound, and one comes. */
+static unsigned lcg = 12345;
+static double jumpy(int i)
+{
+    (void)i;
+    lcg = lcg * 1103515245u + 12345u;
+    return 0.001 + (double)(lcg >> 16 & 0x7fff) / 0x7fff * 0.09; /* 1 to 91 ms */
+}
+
+static void test_jumpy_batches_stay_within_the_bound(void)
+{
+    for (int trial = 0; trial < 50; trial++) {
+        kt_energy_span s;
+        double w = feed(&s, 0.3, 0.02 + 0.002 * trial, 500 + 0.013 * trial, 0, jumpy);
+        CHECK(!isnan(w));
+        CHECK_NEAR(w, WATTS, 0.05 * WATTS);
+    }
+}
+
+static void test_a_still_counter_says_so(void)
+{
+    kt_energy_span s;
+    kt_energy_span_init(&s, 0.3, 10, 5);
+    double t = 10;
+    while (t <= kt_energy_span_deadline(&s))
+        CHECK(!kt_energy_span_add(&s, t += 0.005, 5));
+    char why[200];
+    kt_energy_span_why(&s, t, why, sizeof why);
+    CHECK(strstr(why, "did not move") != NULL);
+}
+
+/* A call of 2 s cannot be dated within 5% in a bounded time: no power, a
+ * reason naming the call's length, and a deadline that does not grow
+ * without end. */
+static void test_a_very_long_call_gives_a_reason(void)
+{
+    kt_energy_span s;
+    CHECK(isnan(feed(&s, 0.3, 0.02, 0, 2.0, NULL)));
+    CHECK(kt_energy_span_deadline(&s) <= 30);
+    char why[200];
+    kt_energy_span_why(&s, s.t_prev, why, sizeof why);
+    CHECK(strstr(why, "2000 ms") != NULL);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_short_batches_read_power_within_5_percent),
+    KT_T(test_a_long_call_still_gets_its_power),
+    KT_T(test_jumpy_batches_stay_within_the_bound),
+    KT_T(test_a_still_counter_says_so),
+    KT_T(test_a_very_long_call_gives_a_reason),
+};
+KT_TEST_MAIN(TESTS)
