@@ -405,6 +405,10 @@ static void test_literals(void)
         {"0b101", 5},          {".5 * 4", 2},    {"5. / 2", 2.5},  {"1.5e-3 * 1000", 1.5},
         {"2E+2", 200},         {"True + True", 2}, {"False - 1", -1}, {"00", 0},
         {"1e-400", 0},         {"123456789012", 123456789012.0},
+        /* underscores and the other forms (python3 -c gave each answer) */
+        {"1_000 + 1", 1001},   {"0x_1f", 31},    {"0o1_7", 15},    {"0b1_01", 5},
+        {"1_0.0_1e1_0", 100100000000.0}, {"1e3_0", 1e30}, {".5_0 * 2", 1},
+        {"017e1", 170},        {"09.5", 9.5},    {"0_0", 0},       {"0e5", 0},
     };
     check_cases(CASES, LEN(CASES));
 }
@@ -461,14 +465,28 @@ static void test_bad_characters_and_numbers_are_named(void)
     check_syntax("a | b", "column 3: unexpected character '|' (use 'or' or '||')");
     check_syntax("a\x01", "column 2: unexpected byte 0x01");
     check_syntax("a + \xc3\xa9", "column 5: unexpected byte 0xc3");
-    check_syntax("12abc", "column 1: invalid number literal '12abc'");
-    check_syntax("a + 1.2.3", "column 5: invalid number literal '1.2.3'");
-    check_syntax("0x", "column 1: invalid number literal '0x'");
-    check_syntax("0x1g", "column 1: invalid number literal '0x1g'");
-    check_syntax("0b102", "column 1: invalid number literal '0b102'");
-    check_syntax("1e", "column 1: invalid number literal '1e'");
+    check_syntax("12abc", "column 1: invalid decimal literal '12abc'");
+    check_syntax("a + 1.2.3", "column 5: invalid decimal literal '1.2.3'");
+    check_syntax("0x", "column 1: invalid hexadecimal literal '0x'");
+    check_syntax("0x1g", "column 1: invalid hexadecimal literal '0x1g'");
+    check_syntax("0b102", "column 1: invalid digit '2' in binary literal '0b102'");
+    check_syntax("1e", "column 1: invalid decimal literal '1e'");
     check_syntax("007", "column 1: leading zeros in decimal integer literals are not "
                         "permitted; use an 0o prefix for octal integers");
+    check_syntax("a * 1__0", "column 5: invalid decimal literal '1__0'");
+    check_syntax("1_", "column 1: invalid decimal literal '1_'");
+    check_syntax("0b2", "column 1: invalid digit '2' in binary literal '0b2'");
+    check_syntax("0o8", "column 1: invalid digit '8' in octal literal '0o8'");
+    check_syntax("a == 017", "column 6: leading zeros in decimal integer literals are not "
+                              "permitted; use an 0o prefix for octal integers");
+    check_syntax("0_7", "column 1: leading zeros in decimal integer literals are not "
+                         "permitted; use an 0o prefix for octal integers");
+    check_syntax("0x1__f", "column 1: invalid hexadecimal literal '0x1__f'");
+    check_syntax("1_e3", "column 1: invalid decimal literal '1_e3'");
+    check_syntax("1e_3", "column 1: invalid decimal literal '1e_3'");
+    check_syntax("5._0", "column 1: invalid decimal literal '5._0'");
+    check_syntax("2j", "column 1: imaginary literal '2j' is not supported");
+    check_syntax("_1", "column 1: unknown name '_1'");
     check_syntax("2 * 1e400", "column 5: number literal '1e400' is too large");
 }
 

@@ -43,13 +43,61 @@ static void expect_refused(const char *src, const char *frag)
     CHECK(items == NULL && n == 0);
 }
 
-static void test_literals_keep_their_text(void)
+static void test_strings_and_booleans_keep_their_text(void)
 {
     expect_list("[ 1,2 , 4 ]", "1 2 4");
-    expect_list("[1.50, -2, 0x10, 1e3, 1_000, True, false]", "1.50 -2 0x10 1e3 1_000 True false");
+    expect_list("[True, false, -True]", "True false -1");
     expect_list("['a', \"b c\"]", "a b c");
     expect_list("[1, 2,]", "1 2");
     expect_list("[]", "");
+}
+
+/* Every form of Python 3 numeric literal is its number, written as Python
+ * prints it (python3 -c 'print([...])' gave each answer). */
+static void test_numeric_literals_are_python_numbers(void)
+{
+    expect_list("[1.50, -2, 0x10, 1e3, 1_000]", "1.5 -2 16 1000.0 1000");
+    expect_list("[0o17, 0O17, 0b101, 0B1, 0x1F, 0X1f, 0x_1f]", "15 15 5 1 31 31 31");
+    expect_list("[1_000, 1_0.0_1e1_0, 1e3, 1E3, 1e3_0]",
+                "1000 100100000000.0 1000.0 1000.0 1e+30");
+    expect_list("[1.5e-3, .5, .5_0, 5., 2.5E+2]", "0.0015 0.5 0.5 5.0 250.0");
+    expect_list("[017e1, 09.5, 0e5, 00, 0_0, -0]", "170.0 9.5 0.0 0 0 0");
+    expect_list("[9007199254740992, -0.0, 123456.789e3]", "9007199254740992 -0.0 123456789.0");
+    expect_list("[x for x in range(0b11) if x != 0o1]", "0 2");
+}
+
+/* Computed floats are printed as Python's repr: in full up to 1e16. */
+static void test_floats_print_as_python_repr(void)
+{
+    expect_list("[100 / 1, 10.0 ** 15, 10.0 ** 16, 1 / 100000, 1 / 10000, 1 / 3]",
+                "100.0 1000000000000000.0 1e+16 1e-05 0.0001 0.3333333333333333");
+}
+
+/* What Python refuses is refused, with the column and Python's reason. */
+static void test_malformed_literals_are_refused(void)
+{
+    expect_refused("[1, 1__0]", "column 5: invalid decimal literal '1__0'");
+    expect_refused("[1_]", "column 2: invalid decimal literal '1_'");
+    expect_refused("[0b2]", "column 2: invalid digit '2' in binary literal '0b2'");
+    expect_refused("[0o8]", "column 2: invalid digit '8' in octal literal '0o8'");
+    expect_refused("[017]", "column 2: leading zeros in decimal integer literals are not "
+                            "permitted; use an 0o prefix for octal integers");
+    expect_refused("[0_7]", "column 2: leading zeros");
+    expect_refused("[0x]", "column 2: invalid hexadecimal literal '0x'");
+    expect_refused("[0b]", "column 2: invalid binary literal '0b'");
+    expect_refused("[0x1__f]", "column 2: invalid hexadecimal literal '0x1__f'");
+    expect_refused("[1e]", "column 2: invalid decimal literal '1e'");
+    expect_refused("[1e+]", "column 2: invalid decimal literal '1e'");
+    expect_refused("[1_e3]", "column 2: invalid decimal literal '1_e3'");
+    expect_refused("[1e_3]", "column 2: invalid decimal literal '1e_3'");
+    expect_refused("[5._0]", "column 2: invalid decimal literal '5._0'");
+    expect_refused("[1.5_]", "column 2: invalid decimal literal '1.5_'");
+    expect_refused("[12abc]", "column 2: invalid decimal literal '12abc'");
+    expect_refused("[1j]", "column 2: imaginary literal '1j' is not supported");
+    expect_refused("[_1]", "column 2: unknown name '_1'");
+    expect_refused("[9007199254740993]", "column 2: integer literal '9007199254740993' is "
+                                         "too large");
+    expect_refused("[1e400]", "column 2: number literal '1e400' is too large");
 }
 
 static void test_range_list_and_comprehensions(void)
@@ -120,7 +168,10 @@ static void test_garbage_never_crashes(void)
 }
 
 static const kt_test TESTS[] = {
-    KT_T(test_literals_keep_their_text),
+    KT_T(test_strings_and_booleans_keep_their_text),
+    KT_T(test_numeric_literals_are_python_numbers),
+    KT_T(test_floats_print_as_python_repr),
+    KT_T(test_malformed_literals_are_refused),
     KT_T(test_range_list_and_comprehensions),
     KT_T(test_anything_else_is_refused_with_its_column),
     KT_T(test_garbage_never_crashes),

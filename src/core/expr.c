@@ -21,6 +21,7 @@
  * result when computed; comparisons and truth tests can then trust them.
  */
 #include "core/expr.h"
+#include "core/pynum.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -33,7 +34,6 @@
 #define HEIGHT_MAX 500 /* tree height: bounds the emitter's recursion */
 #define ARGS_MAX 64    /* arguments of one call */
 #define CHAIN_MAX 32   /* comparisons in one chain (a < b < c ...) */
-#define NUM_MAX 400    /* characters of one number literal */
 #define NONE UINT32_MAX
 
 /* ------------------------------------------------------------ operations */
@@ -293,118 +293,17 @@ static bool is_alpha(char ch) { return (ch | 0x20) >= 'a' && (ch | 0x20) <= 'z';
 static bool is_word(char ch) { return is_alpha(ch) || is_digit(ch) || ch == '_'; }
 static bool is_space(char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
 
-static int digit_value(char ch)
-{
-    if (is_digit(ch))
-        return ch - '0';
-    if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
-        return (ch | 0x20) - 'a' + 10;
-    return 99;
-}
-
-static size_t span_digits(const char *s)
-{
-    size_t n = 0;
-    while (is_digit(s[n]))
-        n++;
-    return n;
-}
-
-/* The value of 0x1f, 0o17 or 0b101 at s; *end is past its digits. */
-static double radix_value(const char *s, int base, size_t *end)
-{
-    double v = 0;
-    size_t i = 2;
-    for (; digit_value(s[i]) < base; i++)
-        v = v * base + digit_value(s[i]);
-    *end = i;
-    return v;
-}
-
-/* A decimal literal as "<digits>e<exponent>", with no decimal point, so
- * strtod reads it the same in every locale. */
-static double decimal_value(const char *s, size_t nint, size_t frac, size_t nfrac,
-                            long exp)
-{
-    char buf[NUM_MAX + 32];
-    memcpy(buf, s, nint);
-    memcpy(buf + nint, s + frac, nfrac);
-    snprintf(buf + nint + nfrac, 32, "e%ld", exp - (long)nfrac);
-    return strtod(buf, NULL);
-}
-
-/* An exponent's digits, clamped: 1e999999999 is simply out of range. */
-static long exponent_value(const char *s, size_t n)
-{
-    long e = 0;
-    for (size_t i = 0; i < n; i++)
-        e = e < 100000 ? e * 10 + (s[i] - '0') : e;
-    return e;
-}
-
-/* Scan a decimal literal (123, 1.5, .5, 5., 1e3, 2.5E-3) into t; false if
- * it is malformed. */
-static bool scan_decimal(cc *c, const char *s, token *t, size_t *end)
-{
-    size_t nint = span_digits(s), i = nint, frac = 0, nfrac = 0;
-    long exp = 0;
-    bool point = s[i] == '.', has_exp = false;
-    if (point) {
-        frac = ++i;
-        nfrac = span_digits(s + i);
-        i += nfrac;
-    }
-    if ((s[i] | 0x20) == 'e') {
-        size_t j = i + 1 + (s[i + 1] == '+' || s[i + 1] == '-');
-        size_t n = span_digits(s + j);
-        if (n > 0) {
-            exp = exponent_value(s + j, n) * (s[i + 1] == '-' ? -1 : 1);
-            i = j + n;
-            has_exp = true;
-        }
-    }
-    *end = i;
-    t->integer = !point && !has_exp;
-    if (t->integer && nint > 1 && s[0] == '0' && strspn(s, "0") < nint) {
-        fail_at(c, t->at, "leading zeros in decimal integer literals are not "
-                          "permitted; use an 0o prefix for octal integers");
-        return false;
-    }
-    if (nint + nfrac > NUM_MAX) {
-        fail_at(c, t->at, "number literal too long (more than %d digits)", NUM_MAX);
-        return false;
-    }
-    t->num = decimal_value(s, nint, frac, nfrac, exp);
-    return true;
-}
-
+/* A number literal, read as Python reads it (core/pynum.c). */
 static void scan_number(cc *c, token *t)
 {
-    const char *s = c->src + t->at;
-    int base = s[0] != '0' ? 10 : (s[1] | 0x20) == 'x' ? 16 : (s[1] | 0x20) == 'o' ? 8
-                                 : (s[1] | 0x20) == 'b' ? 2 : 10;
-    size_t i = 0;
-    bool ok = true;
-    if (base == 10) {
-        if (!scan_decimal(c, s, t, &i)) {
-            t->kind = K_END;
-            return;
-        }
-    } else {
-        t->num = radix_value(s, base, &i);
-        t->integer = true;
-        ok = i > 2;
-    }
-    /* the literal must end here: 12abc, 1.2.3, 0x1g and 1e are malformed */
-    size_t end = i;
-    while (is_word(s[end]) || s[end] == '.')
-        end++;
-    t->len = end;
-    if (!ok || end != i) {
-        fail_at(c, t->at, "invalid number literal '%.*s'", (int)(end < 40 ? end : 40), s);
-        t->kind = K_END;
-    } else if (!isfinite(t->num)) {
-        fail_at(c, t->at, "number literal '%.*s' is too large", (int)(end < 40 ? end : 40), s);
+    kt_pynum n;
+    kt_diag d = {{0}};
+    int rc = kt_pynum_scan(c->src + t->at, &n, &d);
+    t->len = n.len;
+    t->num = n.num;
+    t->integer = n.is_int;
+    if (rc != KT_OK) {
+        fail_at(c, t->at, "%s", d.msg);
         t->kind = K_END;
     }
 }

@@ -11,6 +11,7 @@
  * allocate without limit.
  */
 #include "core/pylist.h"
+#include "core/pynum.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -28,15 +29,16 @@ typedef enum vkind { V_NUM, V_STR, V_LIST } vkind;
 
 typedef struct vlist vlist;
 
-/* A value.  Scalars may carry a span of the source: a literal's text (kept
- * as the item's text, so "1.50" stays "1.50") or a string's contents. */
+/* A value.  Strings and booleans carry a span of the source, their text
+ * (True stays True, false stays false); a number's text is Python's repr,
+ * as Python tools write it (1_000 is 1000, 0x10 is 16, 1e3 is 1000.0). */
 typedef struct val {
     vkind kind;
     bool is_int;   /* a Python int (or bool) */
     bool is_bool;  /* True or False */
     double num;    /* V_NUM */
-    size_t at;     /* span start (V_STR always; V_NUM when len > 0) */
-    size_t len;    /* span length; 0 for a computed number */
+    size_t at;     /* span start (V_STR always; a boolean when len > 0) */
+    size_t len;    /* span length; 0 for a number */
     vlist *list;   /* V_LIST (NULL in a dry run): owned */
 } val;
 
@@ -50,6 +52,7 @@ enum { T_END, T_NUM, T_STR, T_NAME, T_OP };
 typedef struct token {
     int kind;
     size_t at, len; /* in the source; a string's span includes its quotes */
+    kt_pynum num;   /* T_NUM: the literal's value */
 } token;
 
 typedef struct var {
@@ -168,25 +171,6 @@ static bool is_word(char c)
     return is_digit(c) || c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
-static size_t scan_number(const char *s)
-{
-    size_t i = 0;
-    if (s[0] == '0' && s[1] && strchr("xXoObB", s[1])) {
-        for (i = 2; is_word(s[i]); i++) {}
-        return i;
-    }
-    while (is_digit(s[i]) || s[i] == '_' || s[i] == '.')
-        i++;
-    if ((s[i] | 0x20) == 'e') {
-        size_t j = i + 1 + (s[i + 1] == '+' || s[i + 1] == '-');
-        if (is_digit(s[j]))
-            for (i = j; is_digit(s[i]) || s[i] == '_'; i++) {}
-    }
-    while (is_word(s[i])) /* "1abc": let the value check refuse it whole */
-        i++;
-    return i;
-}
-
 static const char *const OPS[] = {"**", "//", "==", "!=", "<=", ">=", "+", "-",
                                   "*",  "/",  "%",  "<",  ">",  "(", ")", "[",
                                   "]",  ",",  ".",  "{",  "}",  ":", "=", NULL};
@@ -225,7 +209,11 @@ static bool next(parser *p)
     if (c == '\0') {
         t.len = 0;
     } else if (is_digit(c) || (c == '.' && is_digit(s[p->pos + 1]))) {
-        t.kind = T_NUM, t.len = scan_number(s + p->pos);
+        kt_diag d = {{0}};
+        t.kind = T_NUM;
+        if (kt_pynum_scan(s + p->pos, &t.num, &d) != KT_OK)
+            return fail(p, t.at, "%s", d.msg);
+        t.len = t.num.len;
     } else if (is_word(c)) {
         t.kind = T_NAME;
         while (is_word(s[p->pos + t.len]))
@@ -505,22 +493,10 @@ static bool parse_atom(parser *p, val *out)
     token t = p->t;
     char b[64];
     if (t.kind == T_NUM) {
-        char buf[64];
-        size_t k = 0;
-        for (size_t i = 0; i < t.len && k + 1 < sizeof buf; i++)
-            if (p->src[t.at + i] != '_')
-                buf[k++] = p->src[t.at + i];
-        buf[k] = '\0';
-        bool radix = k > 1 && buf[0] == '0' && strchr("xXoObB", buf[1]);
-        bool is_int = radix || !strpbrk(buf, ".eE");
-        char *end;
-        int base = !radix ? 10 : (buf[1] | 0x20) == 'x' ? 16 : (buf[1] | 0x20) == 'o' ? 8 : 2;
-        double x = radix ? (double)strtoull(buf + 2, &end, base) : strtod(buf, &end);
-        if (*end || t.len >= sizeof buf || !isfinite(x) || (is_int && x > INT_EXACT) ||
-            (radix && k == 2))
-            return fail(p, t.at, "bad number '%.*s'", (int)t.len, p->src + t.at);
-        *out = num_val(x, is_int);
-        out->at = t.at, out->len = t.len;
+        if (!t.num.exact)
+            return fail(p, t.at, "integer literal '%.*s' is too large (more than 2**53)",
+                        (int)(t.len > 40 ? 40 : t.len), p->src + t.at);
+        *out = num_val(t.num.num, t.num.is_int);
         return next(p);
     }
     if (t.kind == T_STR) {
@@ -586,13 +562,10 @@ static bool parse_unary(parser *p, val *out)
         return leave(p, fail(p, op.at, "bad operand type for unary %c: '%s'",
                              p->src[op.at], kind_name(out)));
     }
-    /* "-4" written as such keeps its text; a computed value gets a repr */
-    bool literal = out->len && out->at == op.at + 1 && !out->is_bool;
     if (p->src[op.at] == '-')
         out->num = -out->num;
     out->is_bool = false;
-    out->len = literal ? out->len + 1 : 0;
-    out->at = op.at;
+    out->len = 0; /* -True is the number -1 */
     return leave(p, true);
 }
 
@@ -860,16 +833,25 @@ static bool parse_list(parser *p, val *out)
 
 /* ------------------------------------------------------------ results */
 
-/* Python's repr of a float: the shortest text that reads back the same. */
+/* Python's repr of a float: the shortest digits that read back the same,
+ * written out in full for exponents -4 to 15 (1000.0, 0.0015) and in
+ * scientific notation beyond (1e+16, 1.5e-05), as CPython does. */
 static char *float_text(double x)
 {
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, x);
+    char buf[64];
+    int prec = 1;
+    for (; prec < 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*e", prec - 1, x);
         if (strtod(buf, NULL) == x)
             break;
     }
-    if (!strpbrk(buf, ".e"))
+    snprintf(buf, sizeof buf, "%.*e", prec - 1, x);
+    int exp = atoi(strchr(buf, 'e') + 1);
+    if (exp < -4 || exp >= 16)
+        return kt_strdup(buf);
+    int decimals = prec - 1 - exp;
+    snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, x);
+    if (decimals <= 0)
         strcat(buf, ".0");
     return kt_strdup(buf);
 }
@@ -880,8 +862,8 @@ static char *item_text(const parser *p, const val *v)
         return kt_strndup(p->src + v->at, v->len);
     if (v->is_bool)
         return kt_strdup(v->num ? "True" : "False");
-    if (v->is_int)
-        return kt_asprintf("%.0f", v->num);
+    if (v->is_int) /* + 0.0: -0 is 0 */
+        return kt_asprintf("%.0f", v->num + 0.0);
     return float_text(v->num);
 }
 

@@ -22,7 +22,8 @@
 
 /* One element of the result. */
 typedef struct kt_pyitem {
-    char *text;  /* a literal's source text, a string's contents, else Python's repr */
+    char *text;  /* a string's contents, a boolean's word as written (True,
+                    false), a number as Python prints it (0x10 is 16) */
     double num;  /* the number (True 1, False 0); 0 for a string */
     bool is_str; /* a string element */
 } kt_pyitem;
