@@ -1,33 +1,31 @@
 """baselines.py - the references ktune's GEMMs are compared with, on the GPU
-machine, in the same run: cuBLAS through PyTorch (FP32 without TF32, FP16,
-BF16) and a Triton matmul (written here for ktune, FP16 and BF16)
-autotuned over the 16 configurations of the Triton tutorial's list.  One
-line per measurement: library dtype n ms tflops [extra].  Timed as ktune
-times its kernels: CUDA events around one call, the L2 cache evicted (a
-128 MiB write) before each, median of 50 after warm-up; inputs uniform in
-[-1, 1)."""
-import sys
+machine, in the same call, in ROUNDS rounds (the table takes each one's
+best): cuBLAS through PyTorch (FP32 without TF32, FP16, BF16, and FP8 E4M3
+through torch._scaled_mm with BF16 output, default and fast accumulation)
+and a Triton matmul (written here for ktune, FP16 and BF16) autotuned over
+the 16 configurations of the Triton tutorial's list.  With --entries, each
+round also times ktune's chosen configurations, by ktune itself (a pinned
+`ktune tune`, its C worker) and from Python on the CUBIN ktune compiled
+(harness.py), so the table shows that the Python method gives ktune's own
+figure.  Timed as ktune times (timing.py: the L2 evicted by a 128 MiB
+memset before each sample, events around the call, ktune's stopping rule,
+median) with the GPU kept busy while Python enqueues, so that no host time
+is timed; inputs uniform in [-1, 1).
+
+usage: baselines.py [--rounds R] [--entries FILE --ktune KTUNE --work DIR] SIZE...
+  FILE: lines "DTYPE N SPEC PROBLEM KEY" (gemm_bench.sh writes it).
+One line per measurement: LIBRARY DTYPE N MS TFLOPS key=value..."""
+import argparse
+import os
 import time
 
 import torch
 import triton
 import triton.language as tl
-from timing import median_ms
+from timing import Timer
 
-SIZES = [int(s) for s in sys.argv[1:]] or [1024, 2048, 4096, 8192]
-
-
-FLUSH = []  # 128 MiB, written before each timed call: evicts the 50 MB L2
-
-
-def flush():
-    if not FLUSH:
-        FLUSH.append(torch.empty(32 << 20, dtype=torch.int32, device="cuda"))
-    FLUSH[0].fill_(1)
-
-
-def bench(fn):
-    return median_ms(fn, before=flush)
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
+          "fp8": torch.float8_e4m3fn}
 
 
 def configs():
@@ -83,31 +81,103 @@ def triton_mm(a, b):
     return c
 
 
+def rand(n, m, dt):
+    return (torch.rand(n, m, device="cuda") * 2 - 1).to(dt)
+
+
+def relerr(got, a, b):
+    ref = a.double() @ b.double()
+    return ((got.double() - ref).norm() / ref.norm()).item()
+
+
+def cublas_calls(n):
+    """(name, dtype, call, relerr) for cuBLAS at n^3."""
+    out = []
+    for name in ("fp32", "fp16", "bf16"):
+        a, b = rand(n, n, DTYPES[name]), rand(n, n, DTYPES[name])
+        out.append(("cublas", name, lambda a=a, b=b: a @ b, relerr(a @ b, a, b)))
+    a = rand(n, n, torch.float8_e4m3fn)
+    b = rand(n, n, torch.float8_e4m3fn).t()  # column-major, as cuBLAS's FP8 wants
+    one = torch.tensor(1.0, device="cuda")
+    for name, fast in (("fp8", False), ("fp8fast", True)):
+        f = lambda a=a, b=b, fast=fast: torch._scaled_mm(  # noqa: E731
+            a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=fast)
+        out.append(("cublas", name, f, relerr(f(), a, b)))
+    return out
+
+
+def triton_calls(n):
+    out = []
+    for name in ("fp16", "bf16"):
+        a, b = rand(n, n, DTYPES[name]), rand(n, n, DTYPES[name])
+        t0 = time.time()
+        got = triton_mm(a, b)  # autotunes on the first call
+        torch.cuda.synchronize()
+        best = matmul_kernel.best_config
+        cfg = "{}x{}x{}/s{}/w{}".format(best.kwargs["BM"], best.kwargs["BN"], best.kwargs["BK"],
+                                        best.num_stages, best.num_warps)
+        extra = (f"autotune={time.time() - t0:.1f}s configs={len(configs())} best={cfg}")
+        out.append(("triton", name, lambda a=a, b=b: triton_mm(a, b), relerr(got, a, b), extra))
+    return out
+
+
+def ktune_entries(path, kt, work):
+    """(name, dtype, n, C timer, Python launch) for each chosen configuration."""
+    import harness
+    out = []
+    for line in open(path):
+        f = line.split()
+        if len(f) != 5:
+            continue
+        dt, n, spec, problem, key = f[0], int(f[1]), f[2], f[3], f[4]
+        w = os.path.join(work, f"{dt}-{n}")
+        best = harness.ktune_c(kt, spec, problem, key, w)  # compiles into w/cache
+        launch = harness.Launch(spec, problem, key, os.path.join(w, "cache"))
+        err = launch.gemm_error(n, n, n)
+        c = lambda spec=spec, problem=problem, key=key, w=w: harness.ktune_c(  # noqa: E731
+            kt, spec, problem, key, w)
+        out.append((dt, n, key, c, launch, err, best))
+    return out
+
+
+def emit(lib, name, n, st, extra=""):
+    flop = 2.0 * n ** 3
+    print(f"{lib} {name} {n} {st['ms']:.4f} {flop / st['ms'] / 1e9:.1f} {extra}".rstrip(),
+          flush=True)
+
+
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--entries")
+    ap.add_argument("--ktune")
+    ap.add_argument("--work", default="/tmp/ktune-baselines")
+    ap.add_argument("sizes", nargs="*", type=int)
+    o = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
-    for n in SIZES:
-        flop = 2.0 * n ** 3
-        for name, dt in (("fp32", torch.float32), ("fp16", torch.float16),
-                         ("bf16", torch.bfloat16)):
-            a = (torch.rand(n, n, device="cuda") * 2 - 1).to(dt)
-            b = (torch.rand(n, n, device="cuda") * 2 - 1).to(dt)
-            ms = bench(lambda: a @ b)
-            print(f"cublas {name} {n} {ms:.4f} {flop / ms / 1e9:.1f}", flush=True)
-            if dt is torch.float32:
-                continue
-            ref = (a.float() @ b.float())
-            t0 = time.time()
-            got = triton_mm(a, b)  # autotunes on first call
-            torch.cuda.synchronize()
-            tune_s = time.time() - t0
-            err = ((got.float() - ref).norm() / ref.norm()).item()
-            ms = bench(lambda: triton_mm(a, b))
-            best = matmul_kernel.best_config
-            cfg = "{}x{}x{}/s{}/w{}".format(best.kwargs["BM"], best.kwargs["BN"], best.kwargs["BK"],
-                                            best.num_stages, best.num_warps)
-            print(f"triton {name} {n} {ms:.4f} {flop / ms / 1e9:.1f} relerr={err:.2e} "
-                  f"autotune={tune_s:.1f}s configs={len(configs())} best={cfg}", flush=True)
+    sizes = o.sizes or [4096, 8192]
+    timer = Timer(busy=True)
+    entries = ktune_entries(o.entries, o.ktune, o.work) if o.entries else []
+    calls = {n: (cublas_calls(n), triton_calls(n)) for n in sizes}
+    for r in range(1, o.rounds + 1):
+        for n in sizes:
+            for dt, en, key, c, launch, err, first in entries:
+                if en != n:
+                    continue
+                best = first if r == 1 else c()
+                emit("ktune", dt, n, {"ms": best["time_ms"]}, f"round={r} key={key}")
+                st = timer.time(launch)
+                emit("ktune-py", dt, n, st, f"round={r} relerr={err:.2e} reps={st['reps']}")
+            cb, tr = calls[n]
+            for lib, name, fn, err in cb:
+                st = timer.time(fn)
+                emit(lib, name, n, st, f"round={r} relerr={err:.2e} reps={st['reps']}")
+            for lib, name, fn, err, extra in tr:
+                st = timer.time(fn)
+                emit(lib, name, n, st, f"round={r} relerr={err:.2e} reps={st['reps']}"
+                     + (f" {extra}" if r == 1 else ""))
+    print(f"timing: samples dropped (the GPU caught up with the host): {timer.retried}", flush=True)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,13 @@
 #   bench/gpu/conv.sh OUT [IGEMM_BUDGET [DIRECT_BUDGET [OVERLAP_BUDGET]]]   (there)
 #
 # OUT receives conv.db (every measurement), conv-runs.tgz (each run's JSON
-# and log) and report.md.
+# and log) and report.md.  CHOSEN=1: steps 1-3 skipped; the configurations
+# of bench/gpu/conv_chosen.txt are measured again instead (each pinned) and
+# compared with cuDNN, in ROUNDS rounds (default 2), each into a new
+# database so that every round measures again; a report per round.
 set -u
 OUT=$1 BI=${2:-40} BD=${3:-24} BO=${4:-48}
-K=build/bundle/ktune
+K=${KT:-build/bundle/ktune}
 W=/tmp/ktune-conv
 rm -rf "$W" && mkdir -p "$W/runs" "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -26,6 +29,26 @@ tune() {
         --timeout 20 --json "$@" >"$W/runs/$tag.json" 2>"$W/runs/$tag.err"
     echo "$tag rc=$? $(grep -A8 '"statuses"' "$W/runs/$tag.json" | tr -d '\n ')"
 }
+
+if [ "${CHOSEN:-0}" = 1 ]; then
+    LAYERS=$(awk '!seen[$1]++ { print $1 ":" $3 }' bench/gpu/conv_chosen.txt)
+    for r in $(seq 1 "${ROUNDS:-2}"); do
+        while read -r name kern prob key; do
+            spec=kernels/conv/conv-$kern-cuda-pinned.json
+            python3 bench/gpu/pin_config.py kernels/conv/conv-$kern-cuda.json "$key" >"$spec"
+            $K tune "$spec" --problem "$prob" --db "$W/chosen-$r.db" --cache "$W/cache" \
+                --energy-window 0 --timeout 20 --json >"$W/runs/$name-$kern.json" \
+                2>"$W/runs/$name-$kern.err"
+            echo "round $r $name $kern: rc=$? $(grep -o '"time_ms": [0-9.e-]*' "$W/runs/$name-$kern.json" | head -1)"
+            rm -f "$spec"
+        done <bench/gpu/conv_chosen.txt
+        echo "$LAYERS" | python3 bench/gpu/conv_cudnn.py >"$W/runs/cudnn.txt" 2>&1
+        sed "s/^/round $r /" "$W/runs/cudnn.txt"
+        python3 bench/gpu/conv_report.py "$W/runs" "$LAYERS" | tee "$OUT/report-$r.md"
+    done
+    tar czf "$OUT/conv-runs.tgz" -C "$W" runs
+    exit 0
+fi
 
 # 1. odd shapes: every sampled configuration must verify (or be invalid)
 bad=0

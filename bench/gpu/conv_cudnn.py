@@ -1,7 +1,8 @@
 """conv_cudnn.py - cuDNN (through PyTorch) on the convolution layers that
-bench/gpu/conv.sh tunes ktune's kernels on, timed as ktune times: a 128 MiB
-write evicts the L2 cache before each call, CUDA events around the call,
-median of 50 after warm-up.  cudnn.benchmark lets cuDNN try its algorithms
+bench/gpu/conv.sh tunes ktune's kernels on, timed as ktune times
+(timing.py: a 128 MiB memset evicts the L2 before each sample, events
+around the call, ktune's stopping rule, the median), with the GPU kept busy
+while Python enqueues so that no host time is timed.  cudnn.benchmark lets cuDNN try its algorithms
 and keep the fastest (its own auto-tuning).  FP32 without TF32 is the
 comparison; TF32 (tensor cores, 10-bit mantissa) is printed for scale.
 
@@ -11,12 +12,12 @@ import sys
 
 import torch
 import torch.nn.functional as F
-from timing import median_ms
+from timing import Timer
 
 
 def main():
     torch.backends.cudnn.benchmark = True
-    flush = torch.empty(32 << 20, dtype=torch.float32, device="cuda")
+    timer = Timer()
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -33,7 +34,8 @@ def main():
             torch.backends.cudnn.allow_tf32 = tf32
             fn = lambda: F.conv2d(x, w, stride=p["stride"], padding=p["pad"])
             err = ((fn().double() - ref).norm() / ref.norm()).item()
-            ms = median_ms(fn, 50, flush.zero_)
+            fn()  # cudnn.benchmark's search, outside the timing
+            ms = timer.time(fn)["ms"]
             print(f"cudnn {name} {mode} {ms:.4f} {flops / ms / 1e9:.2f} relerr={err:.1e}",
                   flush=True)
 

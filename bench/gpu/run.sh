@@ -1,15 +1,19 @@
 #!/bin/sh
-# run.sh - on the GPU machine, in one call (about 8 minutes): the CUDA
-# backend's tests, then the GEMM benchmark (gemm_bench.sh).
+# run.sh - on the GPU machine, in one call (about 7 minutes): the CUDA
+# backend's tests, then the fair GEMM table (gemm_bench.sh).
 #   1. test_cuda (every shipped CUDA kernel compiles with NVRTC for sm_90),
 #      where DIR/tests/test_cuda was carried;
 #   2. the planted faults of tests/kernels/faulty-cuda.json, each classified;
 #   3. ktune tune kernels/gemm/gemm-cuda.json --problem M=4096,N=4096,K=4096
-#      (capped), its measurements exported with time and energy;
-#   4. gemm_bench.sh: odd-shape checks, FP32/FP16/BF16 tuned at four sizes
-#      beside cuBLAS and Triton, and the table (skipped with CHECKS_ONLY=1,
-#      which runs instead the planted faults with default limits, no
-#      --timeout, timed).
+#      (capped), its measurements exported: every verified row must have
+#      its energy (a row without one names the reason in its detail);
+#   4. long calls (the default SGEMM configuration at K = 16384 and 32768,
+#      about 50 and 100 ms a call) get their energy too;
+#   5. gemm_bench.sh: odd-shape checks, FP32/FP16/BF16 tuned at 4096 and
+#      8192, then rounds of ktune (C and the Python harness on the same
+#      CUBIN), cuBLAS and Triton timed fairly, and the table (skipped with
+#      CHECKS_ONLY=1, which runs instead the planted faults with default
+#      limits, no --timeout, timed).  gemm_bench.sh's environment applies.
 # Each check prints "PASS ..." or "FAIL ..."; the exit status counts FAILs.
 #
 #   make bundle                 (here; copy build/bundle, kernels/, tests/kernels/,
@@ -54,19 +58,28 @@ rc=$?
 cat "$OUT/sgemm.txt"
 $KT db export csv --db "$OUT/sgemm.db" > "$OUT/sgemm.csv"
 head -n 4 "$OUT/sgemm.csv" | cut -c1-400
-python3 - "$OUT/sgemm.csv" > "$OUT/sgemm-energy.txt" <<'PY'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))[1:]
-ok = [r for r in rows if r[6] == "ok"]
-good = [r for r in ok if r[11] and float(r[11]) > 0 and float(r[7]) > 0]
-print(len(rows), len(ok), len(good))
-for r in good[:3]:
-    print(f"  {r[5]}: {float(r[7]):.3f} ms, {float(r[11]):.3f} J, {float(r[12]):.0f} W, {r[13]} MHz")
-PY
+python3 "$HERE/energy_rows.py" "$OUT/sgemm.csv" > "$OUT/sgemm-energy.txt"
 cat "$OUT/sgemm-energy.txt"
 set -- $(head -n 1 "$OUT/sgemm-energy.txt") 0 0 0
 check "sgemm 4096^3: rc=$rc, $1 rows stored, $2 verified, $3 with time and energy" \
     $((rc + ($3 == 0) + ($3 != $2)))
+
+# long calls: one configuration, one call spanning several counter steps
+pinned=$DIR/kernels/gemm/gemm-cuda-long.json
+python3 "$HERE/pin_config.py" "$DIR/kernels/gemm/gemm-cuda.json" \
+    BM=128,BN=128,BK=32,WM=64,WN=32,TM=16,TN=4,STAGES=2,GM=8,MINB=2 > "$pinned"
+rc=0
+for k in 16384 32768; do
+    $KT tune "$pinned" --problem M=8192,N=8192,K=$k --db "$OUT/long.db" --cache "$OUT/cache" \
+        > "$OUT/long-$k.txt" 2>&1
+    rc=$((rc + $?))
+done
+$KT db export csv --db "$OUT/long.db" > "$OUT/long.csv"
+python3 "$HERE/energy_rows.py" "$OUT/long.csv" | tee "$OUT/long-energy.txt"
+set -- $(head -n 1 "$OUT/long-energy.txt") 0 0 0
+check "long calls (K=16384, 32768): rc=$rc, $1 rows, $2 verified, $3 with energy" \
+    $((rc + ($2 != 2) + ($3 != $2)))
+rm -f "$pinned"
 
 if [ "${CHECKS_ONLY:-0}" = 1 ]; then
     start=$(date +%s%N)
@@ -79,6 +92,8 @@ if [ "${CHECKS_ONLY:-0}" = 1 ]; then
     check "faulty kernels with default limits: rc=$rc in $secs s" $rc
 else
     sh "$HERE/gemm_bench.sh" "$OUT" "$DIR"
+    line=$(grep -E '^(PASS|FAIL) harness' "$OUT/table.md" 2>/dev/null)
+    check "${line#* }" $(case "$line" in PASS*) echo 0 ;; *) echo 1 ;; esac)
 fi
 echo "failed checks: $fails"
 exit $fails
