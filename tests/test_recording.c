@@ -2,12 +2,18 @@
  * (store/recording.h): the spec they give (parameters, value orders, the
  * default), the space (invalid entries outside, failures inside), every
  * strategy replaying them within its budget and by its seed, bzip2, and one
- * clear line for each bad file.
+ * clear line for each bad file.  How a file is loaded: its rows streamed an
+ * element at a time whatever the order of its members (store/json_file.h),
+ * syntax errors still placed, and its rows kept by content in a cache
+ * directory (store/recording_cache.h), where a changed file, a corrupt, cut
+ * or foreign entry and an unwritable directory are misses, never wrong
+ * answers.
  *
  * The cache is synthetic, written here: two parameters, X listed in
  * tune_params in the order 4, 1, 2 (not sorted) and Y in 10, 20, 30; 9
  * entries, of which X=2,Y=30 is InvalidConfig and X=1,Y=20 failed at run
- * time. */
+ * time; NAMES and ENTRIES are its parts, which some tests put in other
+ * orders. */
 #include "core/space.h"
 #include "core/util.h"
 #include "search/strategy.h"
@@ -15,15 +21,22 @@
 #include "tune/tuner.h"
 #include "test.h"
 
-static const char CACHE[] =
-    "{\"device_name\": \"GPU 9\", \"kernel_name\": \"k\", \"problem_size\": [64, 8],\n"
-    " \"tune_params_keys\": [\"X\", \"Y\"],\n"
-    " \"tune_params\": {\"X\": [4, 1, 2], \"Y\": [10, 20, 30]},\n"
-    " \"cache\": {\n"
-    "  \"1,10\": {\"time\": 5.0}, \"1,20\": {\"time\": \"RuntimeFailedConfig\"},\n"
-    "  \"1,30\": {\"time\": 4.0}, \"2,10\": {\"time\": 3.0}, \"2,20\": {\"time\": 2.5},\n"
-    "  \"2,30\": {\"time\": \"InvalidConfig\"}, \"4,10\": {\"time\": 6.0},\n"
-    "  \"4,20\": {\"time\": 1.5}, \"4,30\": {\"time\": 7.0}}}\n";
+#include <dirent.h>
+#include <sys/stat.h>
+
+#define NAMES                                                                      \
+    "\"device_name\": \"GPU 9\", \"kernel_name\": \"k\", \"problem_size\": [64, 8],\n" \
+    " \"tune_params_keys\": [\"X\", \"Y\"],\n"                                        \
+    " \"tune_params\": {\"X\": [4, 1, 2], \"Y\": [10, 20, 30]}"
+#define ENTRIES                                                                    \
+    " \"cache\": {\n"                                                              \
+    "  \"1,10\": {\"time\": 5.0}, \"1,20\": {\"time\": \"RuntimeFailedConfig\"},\n"  \
+    "  \"1,30\": {\"time\": 4.0}, \"2,10\": {\"time\": 3.0}, \"2,20\": {\"time\": 2.5},\n" \
+    "  \"2,30\": {\"time\": \"InvalidConfig\", \"note\": \"a ]} \\\" [{ in text\"},\n" \
+    "  \"4,10\": {\"time\": 6.0},\n"                                                 \
+    "  \"4,20\": {\"time\": 1.5}, \"4,30\": {\"time\": 7.0}}"
+
+static const char CACHE[] = "{" NAMES ",\n" ENTRIES "}\n";
 
 static const char *write_file(const char *name, const char *text)
 {
@@ -35,16 +48,19 @@ static const char *write_file(const char *name, const char *text)
     return path;
 }
 
-static kt_recording *open_ok(const char *path)
+static kt_recording *open_in(const char *path, const char *cache_dir)
 {
     kt_recording *r = NULL;
     kt_diag d = {{0}};
-    int rc = kt_recording_open(path, NULL, &r, &d);
+    kt_recording_opts o = {.cache_dir = cache_dir};
+    int rc = kt_recording_open(path, &o, &r, &d);
     if (rc != KT_OK)
         fprintf(stderr, "%s\n", d.msg);
     CHECK(rc == KT_OK);
     return r;
 }
+
+static kt_recording *open_ok(const char *path) { return open_in(path, NULL); }
 
 /* The error line of opening path. */
 static const char *open_error(const char *path, int want)
@@ -225,6 +241,204 @@ static void test_bad_files_are_one_clear_line(void)
     CHECK(strstr(msg, "absent.json"));
 }
 
+/* What a replay of the cache gives: the spec's value orders and default,
+ * the space, and the recorded results; checked against what it holds. */
+static void check_cache(kt_recording *r, double time_4_20)
+{
+    const kt_spec *s = kt_recording_spec(r);
+    const kt_replay *rp = kt_recording_replay(r);
+    CHECK_STR(kt_recording_kind(r), "Kernel Tuner cache");
+    CHECK_STR(s->name, "k");
+    CHECK_STR(kt_replay_device(rp), "GPU 9");
+    CHECK_STR(kt_recording_problem(r), "ProblemSize_0=64,ProblemSize_1=8");
+    CHECK_EQ_INT(s->nparams, 2);
+    CHECK_STR(s->params[0].texts[0], "4"); /* tune_params' order */
+    CHECK_STR(s->params[0].texts[1], "1");
+    CHECK_EQ_INT(s->params[0].default_index, 1); /* the first entry: X=1,Y=10 */
+    uint64_t n = 0;
+    kt_replay_space(rp, &n);
+    CHECK_EQ_INT(n, 8);
+    kt_result res;
+    CHECK(kt_replay_find(rp, "X=4,Y=20", &res));
+    CHECK_NEAR(res.time_ms, time_4_20, 0);
+    CHECK(kt_replay_find(rp, "X=1,Y=20", &res));
+    CHECK_EQ_INT(res.status, KT_STATUS_RUNTIME_ERROR);
+    CHECK_STR(res.detail, "Kernel Tuner: RuntimeFailedConfig");
+    kt_recording_free(r);
+}
+
+/* The one entry in dir: its path, or "" when there is none. */
+static const char *only_entry(const char *dir)
+{
+    static char path[4096];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    path[0] = '\0';
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.' && ++n)
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (d)
+        closedir(d);
+    CHECK(n <= 1);
+    return path;
+}
+
+static void test_members_in_any_order_read_the_same(void)
+{
+    check_cache(open_in(write_file("a.json", "{" NAMES ",\n" ENTRIES "}\n"), NULL), 1.5);
+    /* the cache first: its entries are read once the names are */
+    check_cache(open_in(write_file("b.json", "{" ENTRIES ",\n" NAMES "}\n"), NULL), 1.5);
+    /* Kernel Tuner leaves a cache open while it runs: "...}," */
+    char open[4096];
+    snprintf(open, sizeof open, "{" NAMES ",\n" ENTRIES);
+    strcpy(open + strlen(open) - 1, ",\n");
+    check_cache(open_in(write_file("c.json", open), NULL), 1.5);
+
+    const char *t4 = /* Kernel Tuner writes results before metadata */
+        "{\"results\": [{\"configuration\": {\"A\": 1}, \"times\": {}, \"invalidity\": "
+        "\"correct\", \"correctness\": 1, \"measurements\": [{\"name\": \"time\", "
+        "\"value\": 0.002, \"unit\": \"\"}]}],\n \"metadata\": {\"timeunit\": \"s\"}}";
+    kt_recording *r = open_in(write_file("t.json", t4), NULL);
+    kt_result res;
+    CHECK(kt_replay_find(kt_recording_replay(r), "A=1", &res));
+    CHECK_NEAR(res.time_ms, 2, 1e-12); /* seconds to ms */
+    kt_recording_free(r);
+}
+
+static void test_syntax_errors_in_streamed_rows_say_where(void)
+{
+    static const struct { const char *text, *where, *why; } BAD[] = {
+        {"{" NAMES ",\n \"cache\": {\"1,10\": {\"time\": 5.0},\n \"1,20\": {\"ti",
+         "cut.json:5:", "unexpected end of file"},
+        {"{" NAMES ",\n \"cache\": {\"1,10\": {\"time\": 5.0}\n \"1,20\": {}}}",
+         "cut.json:5:2", "expected ',' or '}'"},
+        {"{" NAMES ",\n \"cache\": {\"1,10\": {\"time\": 5.0}}} x", "cut.json:4:",
+         "unexpected text after the JSON value"},
+        {"{" ENTRIES ",\n \"tune_params_keys\": [\"X\", \"Y\"] \"device_name\": 1}",
+         "cut.json:7:", "expected ',' or '}'"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        kt_recording *r = NULL;
+        kt_diag d = {{0}};
+        CHECK_EQ_INT(kt_recording_open(write_file("cut.json", BAD[i].text), NULL, &r, &d),
+                     KT_EFORMAT);
+        CHECK(r == NULL);
+        if (!strstr(d.msg, BAD[i].where) || !strstr(d.msg, BAD[i].why))
+            fprintf(stderr, "  %zu: %s\n", i, d.msg);
+        CHECK(strstr(d.msg, BAD[i].where) && strstr(d.msg, BAD[i].why));
+    }
+}
+
+static void test_a_kept_recording_replays_as_the_parsed_one(void)
+{
+    const char *dir = kt_test_tmp("kept"), *path = write_file("c.json", "{" NAMES ",\n"
+                                                               ENTRIES "}\n");
+    check_cache(open_in(path, dir), 1.5);
+    const char *entry = only_entry(dir);
+    CHECK(strstr(entry, ".ktrec") != NULL);
+    struct stat st;
+    CHECK(stat(entry, &st) == 0);
+    time_t written = st.st_mtime;
+    /* read back from the entry: the file's text no longer matters, only
+     * its content key (a copy elsewhere finds it too) */
+    char copy[16384];
+    snprintf(copy, sizeof copy, "cp '%s' '%s'", path, kt_test_tmp("copy.json"));
+    CHECK(system(copy) == 0);
+    check_cache(open_in(kt_test_tmp("copy.json"), dir), 1.5);
+    CHECK_STR(only_entry(dir), entry);
+    CHECK(stat(entry, &st) == 0 && st.st_mtime == written);
+
+    /* the options are checked on a kept recording as on a parsed one */
+    kt_recording *r = NULL;
+    kt_diag d = {{0}};
+    kt_recording_opts o = {.cache_dir = dir, .device = "GPU 1"};
+    CHECK_EQ_INT(kt_recording_open(path, &o, &r, &d), KT_ENOTFOUND);
+    CHECK(strstr(d.msg, "no such device") != NULL);
+}
+
+static void test_a_changed_file_is_read_again(void)
+{
+    const char *dir = kt_test_tmp("kept");
+    const char *path = write_file("c.json", "{" NAMES ",\n" ENTRIES "}\n");
+    check_cache(open_in(path, dir), 1.5);
+    /* the same size, one digit changed */
+    char text[4096];
+    snprintf(text, sizeof text, "{" NAMES ",\n" ENTRIES "}\n");
+    char *at = strstr(text, "\"4,20\": {\"time\": 1.5}");
+    at[strlen("\"4,20\": {\"time\": 1.")] = '2';
+    write_file("c.json", text);
+    check_cache(open_in(path, dir), 1.2);
+    check_cache(open_in(path, dir), 1.2);
+}
+
+/* Open the cache, spoil its entry with cmd (both %s: the entry), open it
+ * again: the right answers, and the sound entry written again. */
+static void spoil(const char *cmd)
+{
+    const char *dir = kt_test_tmp("kept");
+    const char *path = write_file("c.json", "{" NAMES ",\n" ENTRIES "}\n");
+    check_cache(open_in(path, dir), 1.5);
+    char entry[4096], shell[16384];
+    snprintf(entry, sizeof entry, "%s", only_entry(dir));
+    snprintf(shell, sizeof shell, "cp '%s' '%s'", entry, kt_test_tmp("good"));
+    CHECK(system(shell) == 0);
+    snprintf(shell, sizeof shell, cmd, entry, entry);
+    CHECK(system(shell) == 0);
+    snprintf(shell, sizeof shell, "cmp -s '%s' '%s'", entry, kt_test_tmp("good"));
+    CHECK(system(shell) != 0); /* spoilt */
+    check_cache(open_in(path, dir), 1.5);
+    CHECK(system(shell) == 0); /* rebuilt */
+}
+
+static void test_a_corrupt_or_cut_entry_is_ignored_and_rebuilt(void)
+{
+    /* a byte of a result flipped (the time of X=4,Y=20 is near the end) */
+    spoil("printf '\\377' | dd of='%s' bs=1 seek=$(($(stat -c %%s '%s') - 100)) "
+          "conv=notrunc status=none");
+    spoil("truncate -s -7 '%s' && test -f '%s'");           /* cut short */
+    spoil("printf 'KTRCACHE' > '%s' && test -f '%s'");      /* only a magic number */
+    spoil("printf 'X' | dd of='%s' bs=1 seek=9 conv=notrunc status=none; test -f '%s'");
+}
+
+static void test_an_entry_of_other_content_is_not_taken(void)
+{
+    const char *dir = kt_test_tmp("kept");
+    const char *a = write_file("a.json", "{" NAMES ",\n" ENTRIES "}\n");
+    check_cache(open_in(a, dir), 1.5);
+    char first[4096], shell[16384];
+    snprintf(first, sizeof first, "%s", only_entry(dir));
+    char text[4096];
+    snprintf(text, sizeof text, "{" NAMES ",\n" ENTRIES "}\n");
+    char *at = strstr(text, "\"4,20\": {\"time\": 1.5}");
+    at[strlen("\"4,20\": {\"time\": 1.")] = '2';
+    const char *b = write_file("b.json", text);
+    /* b's entry, made first, then replaced by a's under b's name */
+    check_cache(open_in(b, dir), 1.2);
+    char second[4096];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    second[0] = '\0';
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' && !strstr(first, e->d_name))
+            snprintf(second, sizeof second, "%s/%s", dir, e->d_name);
+    closedir(d);
+    CHECK(second[0] != '\0');
+    snprintf(shell, sizeof shell, "cp '%s' '%s'", first, second);
+    CHECK(system(shell) == 0);
+    check_cache(open_in(b, dir), 1.2);
+}
+
+static void test_an_unwritable_cache_only_costs_the_parse(void)
+{
+    const char *blocker = write_file("file", "not a directory\n");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/kept", blocker);
+    const char *path = write_file("c.json", "{" NAMES ",\n" ENTRIES "}\n");
+    check_cache(open_in(path, dir), 1.5);
+    check_cache(open_in(path, dir), 1.5);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_a_cache_gives_its_parameters_in_its_order),
     KT_T(test_invalid_entries_are_outside_the_space_failures_inside),
@@ -232,6 +446,13 @@ static const kt_test TESTS[] = {
     KT_T(test_a_bzip2_cache_reads_as_the_plain_one),
     KT_T(test_a_t4_file_names_its_kernel_and_device),
     KT_T(test_bad_files_are_one_clear_line),
+    KT_T(test_members_in_any_order_read_the_same),
+    KT_T(test_syntax_errors_in_streamed_rows_say_where),
+    KT_T(test_a_kept_recording_replays_as_the_parsed_one),
+    KT_T(test_a_changed_file_is_read_again),
+    KT_T(test_a_corrupt_or_cut_entry_is_ignored_and_rebuilt),
+    KT_T(test_an_entry_of_other_content_is_not_taken),
+    KT_T(test_an_unwritable_cache_only_costs_the_parse),
 };
 
 KT_TEST_MAIN(TESTS)

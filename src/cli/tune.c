@@ -489,7 +489,7 @@ static int load_spec(tune_args *a, kt_spec **own, kt_recording **rec,
                      const kt_spec **spec)
 {
     kt_recording_opts ro = {.kernel = a->kernel, .problem = a->o.problem,
-                            .device = a->device};
+                            .device = a->device, .cache_dir = a->o.backend.cache_dir};
     int rc = cli_spec_or_recording(a->spec, a->replay, &ro, own, rec, spec);
     if (rc == CLI_OK && *rec)
         a->o.problem = NULL;

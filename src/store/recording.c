@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "store/json_file.h"
 #include "store/kerneltuner.h"
+#include "store/recording_cache.h"
 #include "store/t4.h"
 
 #include <json-c/json.h>
@@ -21,6 +22,11 @@
 #include <string.h>
 
 #define MAX_VALUES 65535 /* values of one parameter: indices are uint16_t */
+
+/* kt_recording_kind's answers. */
+static const char KIND_KERNELTUNER[] = "Kernel Tuner cache";
+static const char KIND_T4[] = "T4 results";
+static const char KIND_DB[] = "ktune database";
 
 /* One recorded configuration, in file order. */
 typedef struct row {
@@ -41,8 +47,12 @@ typedef struct reader {
     size_t n, cap;
     uint16_t *cells;        /* n * nparams: row i's value of parameter d is
                                pvals[d].texts[cells[i * nparams + d]] */
-    json_object *root;      /* the JSON file, or NULL */
+    json_object *root;      /* the JSON file but its rows, or NULL */
+    json_object *keys;      /* Kernel Tuner's tune_params_keys, or NULL */
+    double unit_ms;         /* a T4 file's time unit, in ms */
     json_object *lists;     /* Kernel Tuner's tune_params (value orders), or NULL */
+    kt_rcache_key key;      /* the JSON file's content, when it is to be kept */
+    bool keep;              /* parsed, to be kept in o->cache_dir once read */
 } reader;
 
 struct kt_recording {
@@ -100,6 +110,13 @@ static void reader_clear(reader *rd)
     json_object_put(rd->root);
 }
 
+/* Back to nothing read, for another way of reading the file. */
+static void reader_reset(reader *rd)
+{
+    reader_clear(rd);
+    *rd = (reader){.path = rd->path, .o = rd->o, .diag = rd->diag};
+}
+
 /* Do the file's names match the options (NULL matches anything)? */
 static int check_wanted(reader *rd)
 {
@@ -117,41 +134,51 @@ static int check_wanted(reader *rd)
 
 /* -------------------------------------------------- Kernel Tuner cache */
 
-static int read_kerneltuner(reader *rd, json_object *root)
+/* The cache's names, read at its first entry. */
+static int kerneltuner_begin(reader *rd, json_object *root)
 {
     kt_kerneltuner_head head;
     if (kt_kerneltuner_head_read(rd->path, root, &head, rd->diag) != KT_OK)
         return KT_EFORMAT;
-    json_object *keys = head.keys, *cache = head.cache;
-    rd->kind = "Kernel Tuner cache";
+    rd->kind = KIND_KERNELTUNER;
+    rd->keys = head.keys;
     kt_strlcpy(rd->device, sizeof rd->device, head.device);
     kt_strlcpy(rd->kernel, sizeof rd->kernel, head.kernel);
-    if (!json_object_object_get_ex(root, "tune_params", &rd->lists) ||
-        !json_object_is_type(rd->lists, json_type_object))
-        rd->lists = NULL;
     int rc = kt_kerneltuner_problem(rd->path, root, &rd->problem, rd->diag);
-    if (rc == KT_OK)
-        rc = check_wanted(rd);
-    json_object_object_foreach(cache, key, entry) {
-        if (rc != KT_OK)
-            break;
-        char *config = NULL;
-        kt_result r;
-        rc = json_object_is_type(entry, json_type_object)
-                 ? kt_kerneltuner_config_key(rd->path, keys, key, &config, rd->diag)
+    return rc == KT_OK ? check_wanted(rd) : rc;
+}
+
+static int kerneltuner_entry(reader *rd, const char *key, json_object *entry)
+{
+    char *config = NULL;
+    kt_result r;
+    int rc = json_object_is_type(entry, json_type_object)
+                 ? kt_kerneltuner_config_key(rd->path, rd->keys, key, &config, rd->diag)
                  : kt_fail(rd->diag, KT_EFORMAT, "%s: cache entry '%s' is not an object",
                            rd->path, key);
-        if (rc == KT_OK)
-            rc = kt_kerneltuner_result(rd->path, key, entry, &r, rd->diag);
-        if (rc == KT_OK)
-            rc = push_row(rd, config, &r);
-        else
-            free(config);
-    }
+    if (rc == KT_OK)
+        rc = kt_kerneltuner_result(rd->path, key, entry, &r, rd->diag);
+    if (rc == KT_OK)
+        return push_row(rd, config, &r);
+    free(config);
     return rc;
 }
 
 /* ----------------------------------------------------------------- T4 */
+
+/* The file's time unit, read at its first result. */
+static int t4_begin(reader *rd, json_object *root)
+{
+    json_object *meta = NULL, *unit = NULL;
+    rd->kind = KIND_T4;
+    rd->unit_ms = 1;
+    if (json_object_object_get_ex(root, "metadata", &meta) &&
+        json_object_object_get_ex(meta, "timeunit", &unit) &&
+        !(rd->unit_ms = kt_t4_unit_ms(json_object_get_string(unit))))
+        return kt_fail(rd->diag, KT_EFORMAT, "%s: metadata.timeunit '%s' is not a time "
+                       "unit", rd->path, json_object_get_string(unit));
+    return KT_OK;
+}
 
 /* The kernel, device and problem that result i names (ktune's export names
  * them; other writers don't: the file's base name and "unknown"); all
@@ -179,9 +206,10 @@ static int t4_names(reader *rd, json_object *res, size_t i)
                    rd->kernel, rd->problem, rd->device);
 }
 
-static int t4_row(reader *rd, json_object *res, size_t i, double unit_ms)
+static int t4_row(reader *rd, json_object *res)
 {
     json_object *config = NULL;
+    size_t i = rd->n;
     if (!json_object_is_type(res, json_type_object) ||
         !json_object_object_get_ex(res, "configuration", &config) ||
         !json_object_is_type(config, json_type_object))
@@ -189,7 +217,7 @@ static int t4_row(reader *rd, json_object *res, size_t i, double unit_ms)
                        "object", rd->path, i);
     char *key = NULL;
     kt_result r;
-    int rc = kt_t4_result(rd->path, i, unit_ms, res, &r, rd->diag);
+    int rc = kt_t4_result(rd->path, i, rd->unit_ms, res, &r, rd->diag);
     if (rc == KT_OK)
         rc = t4_names(rd, res, i);
     if (rc == KT_OK)
@@ -200,46 +228,142 @@ static int t4_row(reader *rd, json_object *res, size_t i, double unit_ms)
     return rc;
 }
 
-static int read_t4(reader *rd, json_object *root, json_object *results)
+/* ---------------------------------------------------------------- JSON */
+
+/* The members that hold a recording's rows, streamed (store/json_file.h);
+ * what their rows need of the rest of the file comes first. */
+static const char *const KERNELTUNER_NEEDS[] = {"device_name", "kernel_name",
+                                                "tune_params_keys", "problem_size", NULL};
+static const char *const T4_NEEDS[] = {"metadata", NULL};
+static const kt_json_stream STREAMS[] = {
+    {"cache", json_type_object, KERNELTUNER_NEEDS},
+    {"results", json_type_array, T4_NEEDS},
+};
+
+static int json_element(void *user, json_object *root, size_t which, const char *key,
+                        json_object *value)
 {
-    json_object *meta = NULL, *unit = NULL;
-    double unit_ms = 1;
-    rd->kind = "T4 results";
-    if (json_object_object_get_ex(root, "metadata", &meta) &&
-        json_object_object_get_ex(meta, "timeunit", &unit) &&
-        !(unit_ms = kt_t4_unit_ms(json_object_get_string(unit))))
-        return kt_fail(rd->diag, KT_EFORMAT, "%s: metadata.timeunit '%s' is not a time "
-                       "unit", rd->path, json_object_get_string(unit));
-    size_t n = json_object_array_length(results);
-    int rc = n ? KT_OK : kt_fail(rd->diag, KT_EFORMAT, "%s: no results", rd->path);
-    for (size_t i = 0; rc == KT_OK && i < n; i++)
-        rc = t4_row(rd, json_object_array_get_idx(results, i), i, unit_ms);
-    return rc;
+    reader *rd = user;
+    int rc = rd->kind ? KT_OK : which == 0 ? kerneltuner_begin(rd, root) : t4_begin(rd, root);
+    if (rc != KT_OK)
+        return rc;
+    return which == 0 ? kerneltuner_entry(rd, key, value) : t4_row(rd, value);
 }
 
-/* ------------------------------------------------------- JSON, database */
+/* A file that streamed no row: an empty cache or results array, or no
+ * recording at all; the error that says which. */
+static int no_rows(reader *rd, json_object *root)
+{
+    json_object *results = NULL;
+    bool object = json_object_is_type(root, json_type_object);
+    if (object && json_object_object_get_ex(root, "cache", NULL))
+        return kerneltuner_begin(rd, root); /* empty (then read_file says so) or no object */
+    if (object && json_object_object_get_ex(root, "results", &results) &&
+        json_object_is_type(results, json_type_array))
+        return kt_fail(rd->diag, KT_EFORMAT, "%s: no results", rd->path);
+    return kt_fail(rd->diag, KT_EFORMAT, "%s: not a recording: a JSON object with "
+                   "neither 'cache' (a Kernel Tuner cache) nor a 'results' array (T4)",
+                   rd->path);
+}
 
 static int read_json(reader *rd)
 {
-    json_object *root = NULL, *results = NULL;
-    int rc = kt_json_file_load(rd->path, "a recording (a Kernel Tuner cache or T4 "
-                               "results)", true, &rd->root, rd->diag);
-    root = rd->root;
-    if (rc != KT_OK)
-        return rc;
-    if (json_object_is_type(root, json_type_object) &&
-        json_object_object_get_ex(root, "cache", NULL))
-        rc = read_kerneltuner(rd, root);
-    else if (json_object_is_type(root, json_type_object) &&
-             json_object_object_get_ex(root, "results", &results) &&
-             json_object_is_type(results, json_type_array))
-        rc = read_t4(rd, root, results);
-    else
-        rc = kt_fail(rd->diag, KT_EFORMAT, "%s: not a recording: a JSON object with "
-                     "neither 'cache' (a Kernel Tuner cache) nor a 'results' array (T4)",
-                     rd->path);
+    int rc = kt_json_file_stream(rd->path, "a recording (a Kernel Tuner cache or T4 "
+                                 "results)", true, STREAMS, 2, json_element, rd, &rd->root,
+                                 rd->diag);
+    if (rc == KT_OK && !rd->kind)
+        rc = no_rows(rd, rd->root);
+    if (rc == KT_OK && rd->kind == KIND_KERNELTUNER &&
+        (!json_object_object_get_ex(rd->root, "tune_params", &rd->lists) ||
+         !json_object_is_type(rd->lists, json_type_object)))
+        rd->lists = NULL;
     return rc;
 }
+
+/* ------------------------------------------------------- kept JSON rows */
+
+/* What reading a kept entry needs at its first row. */
+typedef struct kept {
+    reader *rd;
+    const kt_rcache_names *names;
+} kept;
+
+/* The entry's names as the reader's (KT_ENOTFOUND, a miss, for a kind
+ * this reader does not know). */
+static int kept_begin(reader *rd, const kt_rcache_names *names)
+{
+    rd->kind = strcmp(names->kind, KIND_KERNELTUNER) == 0 ? KIND_KERNELTUNER
+               : strcmp(names->kind, KIND_T4) == 0        ? KIND_T4
+                                                          : NULL;
+    if (!rd->kind)
+        return KT_ENOTFOUND;
+    kt_strlcpy(rd->kernel, sizeof rd->kernel, names->kernel);
+    kt_strlcpy(rd->device, sizeof rd->device, names->device);
+    if (!(rd->problem = kt_strdup(names->problem)))
+        return kt_fail(rd->diag, KT_ENOMEM, "out of memory");
+    if (*names->lists && !(rd->root = json_tokener_parse(names->lists)))
+        return KT_ENOTFOUND;
+    rd->lists = json_object_is_type(rd->root, json_type_object) ? rd->root : NULL;
+    return KT_OK;
+}
+
+static int kept_row(void *user, char *config, const kt_result *r)
+{
+    kept *k = user;
+    int rc = k->rd->n ? KT_OK : kept_begin(k->rd, k->names);
+    if (rc == KT_OK)
+        return push_row(k->rd, config, r);
+    free(config);
+    return rc;
+}
+
+/* The rows kept in dir for the file's content; KT_ENOTFOUND (a miss) when
+ * there are none to trust. */
+static int read_kept(reader *rd, const char *dir)
+{
+    kt_rcache_names names;
+    char *blob = NULL;
+    kept k = {.rd = rd, .names = &names};
+    int rc = kt_rcache_load(dir, rd->key, &names, &blob, kept_row, &k, rd->diag);
+    free(blob);
+    return rc == KT_OK && rd->n == 0 ? KT_ENOTFOUND : rc;
+}
+
+/* A JSON file: from its kept rows when there are some to trust, else
+ * parsed (and kept once the recording is built, kt_recording_open). */
+static int read_json_kept(reader *rd)
+{
+    const char *dir = rd->o->cache_dir;
+    if (!dir)
+        return read_json(rd);
+    int rc = kt_rcache_key_of(rd->path, &rd->key, rd->diag);
+    if (rc == KT_OK)
+        rc = read_kept(rd, dir);
+    if (rc == KT_OK)
+        return check_wanted(rd);
+    if (rc != KT_ENOTFOUND)
+        return rc;
+    kt_rcache_key key = rd->key;
+    reader_reset(rd);
+    rd->key = key;
+    rd->keep = true;
+    return read_json(rd);
+}
+
+/* Keep what was parsed of the file for the next replay of it; best
+ * effort (an unwritable cache only costs that replay the parse). */
+static void keep_rows(const reader *rd, const kt_replay *replay)
+{
+    kt_diag ignored = {{0}};
+    const char *lists = rd->lists ? json_object_to_json_string_ext(rd->lists,
+                                                                   JSON_C_TO_STRING_PLAIN)
+                                  : "";
+    kt_rcache_names names = {.kind = rd->kind, .kernel = rd->kernel, .device = rd->device,
+                             .problem = rd->problem, .lists = lists};
+    kt_rcache_save(rd->o->cache_dir, rd->key, &names, replay, &ignored);
+}
+
+/* ------------------------------------------------------------ database */
 
 /* What the database visitor keeps of the first row's keys. */
 typedef struct db_reader {
@@ -279,7 +403,7 @@ static int read_db(reader *rd)
     db_reader D = {.rd = rd};
     kt_db_filter f = {.kernel = rd->o->kernel, .problem = rd->o->problem,
                       .device = rd->o->device};
-    rd->kind = "ktune database";
+    rd->kind = KIND_DB;
     int rc = kt_db_open_mode(rd->path, KT_DB_EXISTING, &db, rd->diag);
     if (rc == KT_OK)
         rc = kt_db_list(db, &f, db_row, &D, rd->diag);
@@ -663,7 +787,7 @@ static int read_file(reader *rd)
               memcmp(head, "SQLite format 3", 16) == 0;
     if (f)
         fclose(f);
-    int rc = db ? read_db(rd) : read_json(rd);
+    int rc = db ? read_db(rd) : read_json_kept(rd);
     if (rc == KT_OK && rd->n == 0)
         rc = kt_fail(rd->diag, KT_EFORMAT, "%s: records no configuration", rd->path);
     return rc;
@@ -685,6 +809,8 @@ int kt_recording_open(const char *path, const kt_recording_opts *o, kt_recording
         rc = build_spec(&rd, vals, np, &r->spec);
     if (rc == KT_OK)
         rc = build_replay(&rd, r->spec, vals, &r->replay);
+    if (rc == KT_OK && rd.keep)
+        keep_rows(&rd, r->replay);
     if (r) {
         r->kind = rd.kind;
         r->problem = rd.problem;

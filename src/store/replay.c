@@ -184,6 +184,12 @@ const uint16_t *kt_replay_space(const kt_replay *r, uint64_t *n)
     return r->space;
 }
 
+const char *kt_replay_row(const kt_replay *r, size_t i, kt_result *out)
+{
+    *out = r->rows[i].result;
+    return r->rows[i].config;
+}
+
 const char *kt_replay_device(const kt_replay *r) { return r->device; }
 size_t kt_replay_size(const kt_replay *r) { return r->n; }
 const kt_winners *kt_replay_winners(const kt_replay *r) { return &r->winners; }

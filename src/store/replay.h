@@ -50,6 +50,10 @@ void kt_replay_set_space(kt_replay *r, uint16_t *cfgs, uint64_t n);
  * spec's (a replay loaded for a spec). */
 const uint16_t *kt_replay_space(const kt_replay *r, uint64_t *n);
 
+/* Row i (< kt_replay_size) in the order added: its configuration key
+ * (owned by r), its result into *out. */
+const char *kt_replay_row(const kt_replay *r, size_t i, kt_result *out);
+
 /* The recorded device's name, and how many configurations were recorded. */
 const char *kt_replay_device(const kt_replay *r);
 size_t kt_replay_size(const kt_replay *r);

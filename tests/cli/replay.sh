@@ -18,7 +18,7 @@ gzip -c "$TMP/rec.kt.json" >"$TMP/rec.kt.json.gz"
 tune_json() {
     file=$1 out=$2
     shift 2
-    "$KTUNE" tune --replay "$file" --json "$@" >"$out.full"
+    "$KTUNE" tune --replay "$file" --cache "$TMP/cache" --json "$@" >"$out.full"
     python3 - "$out.full" >"$out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -39,6 +39,22 @@ tune_json "$TMP/rec.kt.json" "$TMP/s2" --budget 25 --seed 3
 cmp -s "$TMP/s1" "$TMP/s2" || fail "same seed, two results: $(diff "$TMP/s1" "$TMP/s2")"
 pass "replay with no spec: the same seed gives the same run"
 
+# The JSON files' rows were kept in --cache DIR by content; a spoilt entry
+# is read as a miss, and written again.
+rm -rf "$TMP/kept"
+tune_json "$TMP/rec.kt.json" "$TMP/k1" --budget 25 --seed 3 --cache "$TMP/kept"
+entry=$(ls "$TMP/kept"/*.ktrec)
+[ "$(ls "$TMP/kept" | wc -l)" = 1 ] || fail "kept: $(ls "$TMP/kept")"
+cp "$entry" "$TMP/entry"
+tune_json "$TMP/rec.kt.json" "$TMP/k2" --budget 25 --seed 3 --cache "$TMP/kept"
+head -c 2000 "$TMP/entry" >"$entry"
+tune_json "$TMP/rec.kt.json" "$TMP/k3" --budget 25 --seed 3 --cache "$TMP/kept"
+for k in k1 k2 k3; do
+    cmp -s "$TMP/s1" "$TMP/$k" || fail "$k: $(diff "$TMP/s1" "$TMP/$k")"
+done
+cmp -s "$TMP/entry" "$entry" || fail "the cut entry was not written again"
+pass "replay keeps a JSON file's rows in --cache DIR; a cut entry is read again from the file"
+
 "$KTUNE" benchmark --replay "$TMP/rec.t4.json" --budgets 5,20 --seeds 2 --json >"$TMP/b.json"
 python3 - "$TMP/b.json" >"$TMP/strategies" <<'PY' || fail "benchmark: $(cat "$TMP/b.json")"
 import json, sys
@@ -48,18 +64,21 @@ assert all(0 < r["mean"] <= 1 for r in d["results"]), d
 print("\n".join(sorted({r["strategy"] for r in d["results"]})))
 PY
 for s in $(cat "$TMP/strategies"); do
-    "$KTUNE" tune --replay "$TMP/rec.kt.json" --budget 12 --seed 2 --strategy "$s" --json \
+    "$KTUNE" tune --replay "$TMP/rec.kt.json" --cache "$TMP/cache" --budget 12 --seed 2 \
+        --strategy "$s" --json \
         >"$TMP/run.json" || fail "$s: $(cat "$TMP/run.json")"
     [ "$(json_get "$TMP/run.json" measured)" -le 12 ] || fail "$s: $(cat "$TMP/run.json")"
 done
 pass "benchmark with no spec; every strategy replays within its budget"
 
-"$KTUNE" tune --replay tests/data/kerneltuner/vector_add_a4000.json --budget 5 --json \
+"$KTUNE" tune --replay tests/data/kerneltuner/vector_add_a4000.json --cache "$TMP/cache" \
+    --budget 5 --json \
     >"$TMP/va.json"
 [ "$(json_get "$TMP/va.json" space_size)" = 15 ] || fail "$(cat "$TMP/va.json")"
 [ "$(json_get "$TMP/va.json" measured)" = 5 ] || fail "$(cat "$TMP/va.json")"
 grep -q '"problem": "ProblemSize_0=100"' "$TMP/va.json" || fail "$(cat "$TMP/va.json")"
-"$KTUNE" tune --replay tests/data/kerneltuner/vector_add_a4000.json --budget 5 >"$TMP/va.txt"
+"$KTUNE" tune --replay tests/data/kerneltuner/vector_add_a4000.json --cache "$TMP/cache" \
+    --budget 5 >"$TMP/va.txt"
 grep -q '^best     block_size_x=' "$TMP/va.txt" || fail "$(cat "$TMP/va.txt")"
 ! grep -qi 'nan' "$TMP/va.txt" || fail "an unknown spread printed: $(cat "$TMP/va.txt")"
 pass "replay of the Kernel Tuner fixture"
@@ -86,7 +105,8 @@ for k, marker in zip(keys[5:8], ["InvalidConfig", "RuntimeFailedConfig", "Compil
     d["cache"][k]["time"] = marker
 json.dump(d, open(sys.argv[2], "w"))
 PY
-"$KTUNE" tune --replay "$TMP/marked.json" --strategy brute_force --json >"$TMP/m.json"
+"$KTUNE" tune --replay "$TMP/marked.json" --cache "$TMP/cache" --strategy brute_force \
+    --json >"$TMP/m.json"
 [ "$(json_get "$TMP/m.json" space_size)" = 479 ] || fail "$(cat "$TMP/m.json")"
 grep -q '"runtime_error": 1' "$TMP/m.json" || fail "$(cat "$TMP/m.json")"
 grep -q '"compile_error": 1' "$TMP/m.json" || fail "$(cat "$TMP/m.json")"
