@@ -17,6 +17,7 @@
 #include "core/space.h"
 #include "core/util.h"
 #include "search/strategy.h"
+#include "store/kerneltuner.h"
 #include "store/recording.h"
 #include "tune/tuner.h"
 #include "test.h"
@@ -439,6 +440,48 @@ static void test_an_unwritable_cache_only_costs_the_parse(void)
     check_cache(open_in(path, dir), 1.5);
 }
 
+/* A database holding the cache for two problems (problem_size [64, 8] and
+ * [99, 8]), at db_path. */
+static void two_problems(const char *db_path)
+{
+    char other[sizeof CACHE];
+    snprintf(other, sizeof other, "%s", CACHE);
+    memcpy(strstr(other, "[64, 8]"), "[99, 8]", 7);
+    kt_db *db = NULL;
+    kt_diag d = {{0}};
+    kt_kerneltuner_stats st;
+    CHECK(kt_db_open(db_path, &db, &d) == KT_OK);
+    CHECK(kt_kerneltuner_import(write_file("a.json", CACHE), db, &st, &d) == KT_OK);
+    CHECK(kt_kerneltuner_import(write_file("b.json", other), db, &st, &d) == KT_OK);
+    kt_db_close(db);
+}
+
+static void test_a_database_recording_warm_starts_from_its_other_problems(void)
+{
+    const char *db_path = kt_test_tmp("two.db");
+    two_problems(db_path);
+    kt_recording *r = NULL;
+    kt_diag d = {{0}};
+    kt_recording_opts o = {.problem = "ProblemSize_0=99,ProblemSize_1=8"};
+    CHECK(kt_recording_open(db_path, &o, &r, &d) == KT_OK);
+    const kt_winners *w = kt_replay_winners(kt_recording_replay(r));
+    CHECK_EQ_INT(w->n, 1);
+    CHECK_STR(w->problem[0], "ProblemSize_0=64,ProblemSize_1=8");
+    CHECK_STR(w->config[0], "X=4,Y=20");
+
+    kt_tune_opts t = kt_tune_defaults();
+    t.replay = kt_recording_replay(r);
+    t.warm = 3;
+    t.seed = 1;
+    t.budget = (kt_budget){KT_BUDGET_COUNT, 12};
+    kt_tune_report rep;
+    CHECK(kt_tune(kt_recording_spec(r), &t, &rep, &d) == KT_OK);
+    CHECK_EQ_INT(rep.warm_starts, 1);
+    CHECK_STR(rep.best_config, "X=4,Y=20");
+    kt_tune_report_clear(&rep);
+    kt_recording_free(r);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_a_cache_gives_its_parameters_in_its_order),
     KT_T(test_invalid_entries_are_outside_the_space_failures_inside),
@@ -453,6 +496,7 @@ static const kt_test TESTS[] = {
     KT_T(test_a_corrupt_or_cut_entry_is_ignored_and_rebuilt),
     KT_T(test_an_entry_of_other_content_is_not_taken),
     KT_T(test_an_unwritable_cache_only_costs_the_parse),
+    KT_T(test_a_database_recording_warm_starts_from_its_other_problems),
 };
 
 KT_TEST_MAIN(TESTS)

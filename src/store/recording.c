@@ -407,6 +407,9 @@ static int read_db(reader *rd)
     int rc = kt_db_open_mode(rd->path, KT_DB_EXISTING, &db, rd->diag);
     if (rc == KT_OK)
         rc = kt_db_list(db, &f, db_row, &D, rd->diag);
+    if (rc == KT_OK && !D.err && !D.other[0] && rd->n > 0) /* for --warm */
+        rc = kt_replay_load_winners(rd->replay, db, rd->kernel, D.source_hash, rd->problem,
+                                    rd->diag);
     kt_db_close(db);
     if (rc != KT_OK)
         return rc;

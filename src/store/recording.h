@@ -26,6 +26,9 @@
  *     it fail.
  * The default configuration is the first recorded one inside the space, in
  * file order (a ktune run records its default first).
+ * A database also gives the replay the fastest configuration of each other
+ * problem of the kernel that it holds for the device (kt_replay_winners:
+ * where `--warm N` starts); a JSON file holds one problem, so none.
  *
  * With o->cache_dir, a JSON file's rows are read from the entry kept there
  * for the file's content when there is one to trust (a Kernel Tuner cache

@@ -108,8 +108,7 @@ int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
     if (rc == KT_OK)
         rc = check_loaded(&L, db_path, kernel, problem, diag);
     if (rc == KT_OK)
-        rc = kt_winners_load(db, kernel, source_hash, L.r->device, problem,
-                             &L.r->winners, diag);
+        rc = kt_replay_load_winners(L.r, db, kernel, source_hash, problem, diag);
     if (rc == KT_OK)
         rc = kt_replay_finish(L.r, diag);
     if (rc != KT_OK) {
@@ -118,6 +117,12 @@ int kt_replay_load(kt_db *db, const char *db_path, const char *kernel,
     }
     *out = L.r;
     return KT_OK;
+}
+
+int kt_replay_load_winners(kt_replay *r, kt_db *db, const char *kernel,
+                           const char *source_hash, const char *problem, kt_diag *diag)
+{
+    return kt_winners_load(db, kernel, source_hash, r->device, problem, &r->winners, diag);
 }
 
 int kt_replay_open(const char *db_path, const char *kernel, const char *source_hash,

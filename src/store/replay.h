@@ -57,6 +57,12 @@ const char *kt_replay_row(const kt_replay *r, size_t i, kt_result *out);
 /* The recorded device's name, and how many configurations were recorded. */
 const char *kt_replay_device(const kt_replay *r);
 size_t kt_replay_size(const kt_replay *r);
+/* Load into r the fastest configuration of each problem but `problem` of
+ * kernel (name, source_hash) that db holds for r's device (a warm start's
+ * source; kt_replay_load does it, a recording read from a database file
+ * with no spec too, store/recording.h). */
+int kt_replay_load_winners(kt_replay *r, kt_db *db, const char *kernel,
+                           const char *source_hash, const char *problem, kt_diag *diag);
 /* The fastest configuration of each other problem of the kernel that the
  * database holds for the recorded device (a warm start's source). */
 const kt_winners *kt_replay_winners(const kt_replay *r);
