@@ -482,6 +482,44 @@ static void test_a_database_recording_warm_starts_from_its_other_problems(void)
     kt_recording_free(r);
 }
 
+static void test_a_csv_export_replays_one_recording_of_it(void)
+{
+    const char *csv =
+        "created,device,kernel,source_hash,problem,config,status,time_ms,reps,detail\n"
+        "\"2026-11-24T00:46:18.420Z\",d,k,h,\"N=1\",\"A=1,B=x\",ok,3.5,2,\"\"\n"
+        ",d,k,h,\"N=1\",\"A=2,B=x\",runtime_error,,,\"boom\"\n"
+        ",d,k,h,\"N=1\",\"A=2,B=y\",invalid,,,\"\"\n"
+        ",d,k,h,\"N=1\",\"A=1,B=y\",ok,1.25,2,\"\"\n"
+        ",d,k,h,\"N=2\",\"A=1,B=x\",ok,9,2,\"\"\n";
+    const char *path = write_file("rec.csv", csv);
+    kt_recording *r = NULL;
+    kt_diag d = {{0}};
+    CHECK_EQ_INT(kt_recording_open(path, NULL, &r, &d), KT_EINVAL); /* two problems */
+    CHECK(strstr(d.msg, "holds several recordings") != NULL);
+    kt_recording_opts o = {.problem = "N=1"};
+    CHECK(kt_recording_open(path, &o, &r, &d) == KT_OK);
+    CHECK_STR(kt_recording_kind(r), "ktune CSV export");
+    CHECK_STR(kt_recording_spec(r)->name, "k");
+    CHECK_STR(kt_recording_problem(r), "N=1");
+    const kt_replay *rp = kt_recording_replay(r);
+    CHECK_STR(kt_replay_device(rp), "d");
+    uint64_t n = 0;
+    kt_replay_space(rp, &n);
+    CHECK_EQ_INT(n, 3); /* A=2,B=y was invalid */
+    kt_result res;
+    CHECK(kt_replay_find(rp, "A=1,B=y", &res));
+    CHECK_NEAR(res.time_ms, 1.25, 0);
+    CHECK(kt_replay_find(rp, "A=2,B=x", &res));
+    CHECK_EQ_INT(res.status, KT_STATUS_RUNTIME_ERROR);
+    CHECK_STR(res.detail, "boom");
+    kt_recording_free(r);
+
+    const char *bad = "device,kernel,source_hash,problem,config,status,time_ms\n"
+                      "d,k,h,N=1,A=1,ok,\n";
+    CHECK_EQ_INT(kt_recording_open(write_file("bad.csv", bad), NULL, &r, &d), KT_EFORMAT);
+    CHECK(strstr(d.msg, "bad.csv:2: an ok row without a time_ms") != NULL);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_a_cache_gives_its_parameters_in_its_order),
     KT_T(test_invalid_entries_are_outside_the_space_failures_inside),
@@ -497,6 +535,7 @@ static const kt_test TESTS[] = {
     KT_T(test_an_entry_of_other_content_is_not_taken),
     KT_T(test_an_unwritable_cache_only_costs_the_parse),
     KT_T(test_a_database_recording_warm_starts_from_its_other_problems),
+    KT_T(test_a_csv_export_replays_one_recording_of_it),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -23,7 +23,9 @@ static const char *const COLUMNS[C_N] = {
     "sm_clock_mhz", "detail", "created"};
 
 typedef struct importer {
-    kt_db *db;
+    kt_db *db;             /* where rows go; NULL: to fn */
+    kt_db_row_fn fn;
+    void *user;
     const char *path;
     int col[C_N];          /* field index of each column, -1 when absent */
     size_t nfields;        /* fields per record, from the header */
@@ -187,6 +189,16 @@ static int store(importer *im, char **f, const kt_result *r, size_t line)
     return rc;
 }
 
+/* The row to fn, as a database would give it back. */
+static int visit(importer *im, char **f, const kt_result *r)
+{
+    kt_db_row row = {.device = get(im, f, C_DEVICE), .kernel = get(im, f, C_KERNEL),
+                     .source_hash = get(im, f, C_HASH), .problem = get(im, f, C_PROBLEM),
+                     .config = get(im, f, C_CONFIG), .created = get(im, f, C_CREATED),
+                     .result = *r};
+    return im->fn(im->user, &row);
+}
+
 /* An export's created column: empty (now), or ISO 8601 UTC as ktune writes
  * it ("2026-11-24T00:46:18.420Z"). */
 static bool is_utc_time(const char *t)
@@ -221,8 +233,20 @@ static int on_record(void *user, char **f, size_t n, size_t line)
     if (rc == KT_OK)
         rc = parse_result(im, f, line, &r);
     if (rc == KT_OK)
-        rc = store(im, f, &r, line);
+        rc = im->db ? store(im, f, &r, line) : visit(im, f, &r);
     im->st->rows += rc == KT_OK;
+    return rc;
+}
+
+/* Every record of the file to on_record; a file without even a header is
+ * an error. */
+static int read_records(importer *im)
+{
+    int rc = kt_csv_read(im->path, on_record, im, im->diag);
+    free(im->ref_problem);
+    free(im->ref_config);
+    if (rc == KT_OK && im->nfields == 0)
+        rc = kt_fail(im->diag, KT_EFORMAT, "%s: empty (no header)", im->path);
     return rc;
 }
 
@@ -234,14 +258,18 @@ int kt_csv_import(const char *path, kt_db *db, kt_csv_import_stats *stats,
     int rc = kt_db_begin(db, diag);
     if (rc != KT_OK)
         return rc;
-    rc = kt_csv_read(path, on_record, &im, diag);
-    free(im.ref_problem);
-    free(im.ref_config);
-    if (rc == KT_OK && im.nfields == 0)
-        rc = kt_fail(diag, KT_EFORMAT, "%s: empty (no header)", path);
+    rc = read_records(&im);
     if (rc == KT_OK)
         return kt_db_commit(db, diag);
     kt_db_rollback(db);
     stats->added = 0;
     return rc;
+}
+
+int kt_csv_rows(const char *path, kt_db_row_fn fn, void *user, kt_diag *diag)
+{
+    kt_csv_import_stats stats = {0};
+    importer im = {.path = path, .fn = fn, .user = user, .ref_kernel = -1, .st = &stats,
+                   .diag = diag};
+    return read_records(&im);
 }

@@ -31,4 +31,10 @@ typedef struct kt_csv_import_stats {
 int kt_csv_import(const char *path, kt_db *db, kt_csv_import_stats *stats,
                   kt_diag *diag);
 
+/* Every row of the export at path, read and checked as the import reads
+ * it (but against no database), to fn in file order: for a reader that
+ * stores nothing (store/recording.h).  fn returns nonzero to stop, and
+ * kt_csv_rows then returns that value; else KT_OK or the import's error. */
+int kt_csv_rows(const char *path, kt_db_row_fn fn, void *user, kt_diag *diag);
+
 #endif /* KT_CSV_IMPORT_H */

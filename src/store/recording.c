@@ -10,6 +10,7 @@
  */
 #include "store/recording.h"
 #include "core/util.h"
+#include "store/csv_import.h"
 #include "store/json_file.h"
 #include "store/kerneltuner.h"
 #include "store/recording_cache.h"
@@ -27,6 +28,7 @@
 static const char KIND_KERNELTUNER[] = "Kernel Tuner cache";
 static const char KIND_T4[] = "T4 results";
 static const char KIND_DB[] = "ktune database";
+static const char KIND_CSV[] = "ktune CSV export";
 
 /* One recorded configuration, in file order. */
 typedef struct row {
@@ -363,7 +365,7 @@ static void keep_rows(const reader *rd, const kt_replay *replay)
     kt_rcache_save(rd->o->cache_dir, rd->key, &names, replay, &ignored);
 }
 
-/* ------------------------------------------------------------ database */
+/* ------------------------------------------- database and CSV export */
 
 /* What the database visitor keeps of the first row's keys. */
 typedef struct db_reader {
@@ -397,6 +399,24 @@ static int db_row(void *user, const kt_db_row *w)
     return 0;
 }
 
+/* The rows of a database or CSV export, checked: those of one recording,
+ * which the options chose where it holds several. */
+static int rows_chosen(reader *rd, const db_reader *D)
+{
+    if (D->err)
+        return kt_fail(rd->diag, D->err, "out of memory");
+    if (D->other[0])
+        return kt_fail(rd->diag, KT_EINVAL, "%s holds several recordings, kernel '%s' "
+                       "problem '%s' on '%s' and %s at least: choose one with --kernel, "
+                       "--problem and --device (as 'ktune db list' shows them)", rd->path,
+                       rd->kernel, rd->problem, rd->device, D->other);
+    if (rd->n == 0)
+        return kt_fail(rd->diag, KT_ENOTFOUND, "%s: no recorded configuration%s", rd->path,
+                       rd->o->kernel || rd->o->problem || rd->o->device
+                           ? " matches --kernel, --problem and --device" : "");
+    return KT_OK;
+}
+
 static int read_db(reader *rd)
 {
     kt_db *db = NULL;
@@ -411,20 +431,26 @@ static int read_db(reader *rd)
         rc = kt_replay_load_winners(rd->replay, db, rd->kernel, D.source_hash, rd->problem,
                                     rd->diag);
     kt_db_close(db);
-    if (rc != KT_OK)
-        return rc;
-    if (D.err)
-        return kt_fail(rd->diag, D.err, "out of memory");
-    if (D.other[0])
-        return kt_fail(rd->diag, KT_EINVAL, "%s holds several recordings, kernel '%s' "
-                       "problem '%s' on '%s' and %s at least: choose one with --kernel, "
-                       "--problem and --device (as 'ktune db list' shows them)", rd->path,
-                       rd->kernel, rd->problem, rd->device, D.other);
-    if (rd->n == 0)
-        return kt_fail(rd->diag, KT_ENOTFOUND, "%s: no recorded configuration%s", rd->path,
-                       rd->o->kernel || rd->o->problem || rd->o->device
-                           ? " matches --kernel, --problem and --device" : "");
-    return KT_OK;
+    return rc == KT_OK ? rows_chosen(rd, &D) : rc;
+}
+
+/* A row of a CSV export, when it is of the recording the options choose
+ * (a database's query chooses them in read_db). */
+static int csv_row(void *user, const kt_db_row *w)
+{
+    const kt_recording_opts *o = ((db_reader *)user)->rd->o;
+    bool wanted = (!o->kernel || strcmp(o->kernel, w->kernel) == 0) &&
+                  (!o->problem || strcmp(o->problem, w->problem) == 0) &&
+                  (!o->device || strcmp(o->device, w->device) == 0);
+    return wanted ? db_row(user, w) : 0;
+}
+
+static int read_csv(reader *rd)
+{
+    db_reader D = {.rd = rd};
+    rd->kind = KIND_CSV;
+    int rc = kt_csv_rows(rd->path, csv_row, &D, rd->diag);
+    return rc < 0 ? rc : rows_chosen(rd, &D);
 }
 
 /* ------------------------------------------------------------ the keys */
@@ -780,17 +806,28 @@ static int build_replay(reader *rd, kt_spec *spec, const pvals *vals, kt_replay 
 
 /* ---------------------------------------------------------------- public */
 
-/* The rows of the file, by its kind: an SQLite header is a database,
- * anything else is read as JSON (bzip2 or not). */
+/* A ktune CSV export starts with a column name (after a UTF-8 byte order
+ * mark, which its reader skips); JSON with '{' or white space, bzip2 with
+ * "BZh", gzip with 0x1f 0x8b. */
+static bool is_csv(const char *head, size_t n)
+{
+    size_t at = n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    return at < n && head[at] >= 'a' && head[at] <= 'z';
+}
+
+/* The rows of the file, by its kind: an SQLite header is a database, a
+ * column name a CSV export, anything else is read as JSON (compressed or
+ * not). */
 static int read_file(reader *rd)
 {
     char head[16] = {0};
     FILE *f = fopen(rd->path, "rb");
-    bool db = f && fread(head, 1, sizeof head, f) == sizeof head &&
-              memcmp(head, "SQLite format 3", 16) == 0;
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);
-    int rc = db ? read_db(rd) : read_json_kept(rd);
+    int rc = n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0 ? read_db(rd)
+             : is_csv(head, n)                                           ? read_csv(rd)
+                                                                  : read_json_kept(rd);
     if (rc == KT_OK && rd->n == 0)
         rc = kt_fail(rd->diag, KT_EFORMAT, "%s: records no configuration", rd->path);
     return rc;

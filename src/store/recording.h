@@ -6,6 +6,8 @@
  *   - a ktune results database (one kernel, problem and device of it);
  *   - a Kernel Tuner cache (store/kerneltuner.h: old and new layouts);
  *   - a T4 results file (store/t4.h);
+ *   - ktune's CSV export (`ktune db export csv`, store/csv_import.h; one
+ *     recording of it, chosen as a database's);
  * either JSON file may be compressed with bzip2 or gzip.
  *
  * From it comes what a spec would give: a kt_spec of the recorded tuning
@@ -69,7 +71,8 @@ void kt_recording_free(kt_recording *r);
 /* The recording's spec and replay: owned by r, valid while it lives. */
 const kt_spec *kt_recording_spec(const kt_recording *r);
 const kt_replay *kt_recording_replay(const kt_recording *r);
-/* "ktune database", "Kernel Tuner cache" or "T4 results". */
+/* "ktune database", "ktune CSV export", "Kernel Tuner cache" or "T4
+ * results". */
 const char *kt_recording_kind(const kt_recording *r);
 /* The recorded problem key (as the file gives it; "" for none). */
 const char *kt_recording_problem(const kt_recording *r);

@@ -1,6 +1,7 @@
 # replay.sh - `ktune tune --replay FILE` and `ktune benchmark --replay FILE`
-# with no spec: a ktune database, the Kernel Tuner cache and the T4 file
-# exported from it (and the cache compressed with bzip2 or gzip) replay the same
+# with no spec: a ktune database, the CSV it was imported from, the Kernel
+# Tuner cache and the T4 file exported from it (and the cache compressed
+# with bzip2 or gzip) replay the same
 # recording (the CPU SGEMM at 256^3, 480 configurations) to the same
 # result; a seed repeats a run; every strategy keeps to its budget; the
 # Kernel Tuner fixture replays; invalid entries are outside the space and
@@ -27,12 +28,12 @@ print(d["best"]["key"], d["best"]["time_ms"], d["default"]["key"], d["speedup"])
 PY
 }
 
-for f in rec.db rec.t4.json rec.kt.json rec.kt.json.bz2 rec.kt.json.gz; do
+for f in rec.db rec.csv rec.t4.json rec.kt.json rec.kt.json.bz2 rec.kt.json.gz; do
     tune_json "$TMP/$f" "$TMP/$f.out" --budget 40 --seed 7 --strategy genetic
     grep -q '^gemm AMD EPYC (2 cores) 480 40 ' "$TMP/$f.out" || fail "$f: $(cat "$TMP/$f.out")"
     cmp -s "$TMP/rec.db.out" "$TMP/$f.out" || fail "$f: $(diff "$TMP/rec.db.out" "$TMP/$f.out")"
 done
-pass "replay with no spec: a database, its T4 and Kernel Tuner exports, bzip2, gzip: one result"
+pass "replay with no spec: a database, its CSV, T4 and Kernel Tuner exports, bzip2, gzip: one result"
 
 tune_json "$TMP/rec.kt.json" "$TMP/s1" --budget 25 --seed 3
 tune_json "$TMP/rec.kt.json" "$TMP/s2" --budget 25 --seed 3
