@@ -1,6 +1,7 @@
 """conv_report.py - the table of bench/gpu/conv.sh: for each layer, ktune's
-tuned implicit-GEMM and direct kernels beside cuDNN (FP32 and TF32), and the
-compile/measure overlap's configurations per second.
+tuned implicit-GEMM and direct kernels beside cuDNN (FP32 and TF32, timed
+by conv_cudnn.py as ktune times, with no host launch time inside: see
+timing.py), and the compile/measure overlap's configurations per second.
 
 usage: conv_report.py RUNS_DIR LAYERS   (LAYERS: conv.sh's name:problem lines)"""
 import json

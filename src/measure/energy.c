@@ -24,8 +24,9 @@ double kt_cpu_energy_j(void)
 /* The most the ends of a span may be uncertain by, as a fraction of it. */
 #define ENERGY_MAX_ERROR 0.05
 /* The most time added for long batches: a span read from batches of b
- * seconds needs about 2b / ENERGY_MAX_ERROR, so batches up to about
- * 200 ms get their power, longer ones a reason. */
+ * seconds needs about 20 b (each end dated to b / 2) plus the wait for its
+ * steps, and the deadline adds 40 b, so batches up to about 400 ms get
+ * their power, longer ones a reason. */
 #define ENERGY_MAX_EXTRA_S 8.0
 
 void kt_energy_span_init(kt_energy_span *s, double window_s, double t, double e)
