@@ -108,12 +108,37 @@ def shim_numpy():
             setattr(np, name, val)
 
 
+STUBS = {"jsonschema": ("validate", "ValidationError"), "xmltodict": ("parse",)}
+
+
+def stub_absent():
+    """Kernel Tuner imports jsonschema and xmltodict at module level but
+    calls them only to validate T1/T4 files (jsonschema.validate) and to
+    read nvidia-smi's XML (xmltodict.parse), never in simulation mode; where
+    they are absent a stub stands in that fails loudly if ever called."""
+    import importlib.util
+    import types
+    stubbed = []
+    for name, attrs in STUBS.items():
+        if importlib.util.find_spec(name) is None:
+            mod = types.ModuleType(name)
+
+            def called(*a, _n=name, **k):
+                raise RuntimeError(f"kt_sim.py: stub {_n} called")
+            for at in attrs:
+                setattr(mod, at, called)
+            sys.modules[name] = mod
+            stubbed.append(name)
+    return stubbed
+
+
 def worker_init(kt_dir, constraint_dir):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if W:
         return      # forked from a warmed-up main process
     sys.path[:0] = [kt_dir, constraint_dir]
     shim_numpy()
+    W["stubbed"] = stub_absent()
     import warnings
     warnings.simplefilter("ignore")
     import kernel_tuner
@@ -287,11 +312,14 @@ def main():
     for n, p, o, _ in recs:
         run_task((n, p, o, "random_sample", 0, [1], 600))
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    print(f"kt_sim: {len(recs)} recordings loaded in {time.time() - t0:.0f} s", file=sys.stderr)
+    warm_s = time.time() - t0
+    print(f"kt_sim: {len(recs)} recordings loaded in {warm_s:.0f} s; stubs: {W['stubbed']}",
+          file=sys.stderr)
     with open(a.out, "w") as out:
         out.write(json.dumps(dict(meta=dict(
             argv=sys.argv, kt=kt_dir, date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             host=os.uname().nodename, cpus=os.cpu_count(), python=sys.version.split()[0],
+            stubbed=W["stubbed"], warmup_s=round(warm_s),
             recordings={n: dict(optimum_ms=o, configurations=s) for n, _, o, s in recs}))) + "\n")
         done = skipped = 0
         with mp.get_context("fork").Pool(a.jobs, worker_init, (kt_dir, os.path.abspath(a.constraint))) as pool:
@@ -300,8 +328,10 @@ def main():
                 pending.append(pool.apply_async(run_task, (t,)))
             for t, r in zip(tasks, pending):
                 left = a.wall - (time.time() - t_start)
-                try:
-                    rows = r.get(timeout=max(left, 0.01))
+                try:   # past the wall, only what has already finished
+                    if left <= 0 and not r.ready():
+                        raise mp.TimeoutError
+                    rows = r.get(timeout=max(left, 0))
                 except mp.TimeoutError:
                     skipped += 1
                     continue
