@@ -80,12 +80,14 @@ def means(runs):
 def ktune_means(folder, default):
     res = {}
     for f in sorted(os.listdir(folder)):
-        if f.endswith(".json"):
-            b = json.load(open(os.path.join(folder, f)))
+        name = re.sub(r"\.json(\.bz2)?$", "", f)
+        if name != f:
+            b = json.loads(bz2.open(os.path.join(folder, f)).read() if f.endswith(".bz2")
+                           else open(os.path.join(folder, f)).read())
             for r in b["results"]:
                 if r["strategy"] == default:
-                    res[(f[:-5], r["budget"])] = r["mean"]
-            res[(f[:-5], "seeds")] = b["seeds"]
+                    res[(name, r["budget"])] = r["mean"]
+            res[(name, "seeds")] = b["seeds"]
     return res
 
 
@@ -122,9 +124,8 @@ def main():
             m, s, rel, _, _ = max(best[(r, b)])
             # the winner's curse: the best of ~25 noisy means is biased up;
             # choose the algorithm on the 1st, 3rd, ... seeds, score it on the others
-            sel = max(best[(r, b)], key=lambda x: x[3])
-            if sel[4] is not None:
-                held[b] += d >= sel[4] - TOL
+            sel = max((x for x in best[(r, b)] if x[4] is not None), key=lambda x: x[3])
+            held[b] += d >= sel[4] - TOL
             row_d.append(f"{d:.3f}")
             row_b.append(f"{m:.3f} {s} ({rel})")
             ok = d >= m - TOL
