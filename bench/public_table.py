@@ -91,20 +91,22 @@ def main():
         budgets = sorted({r["budget"] for r in b["results"]})
         exact = {k: random_expectation(times, k) for k in budgets}
         others = [s for s in res if s not in (default, "brute_force")]
-        best = {k: max(others, key=lambda s: res[s][k]) for k in budgets}
+        # with only the default run (STRATEGIES=local_search), no "best other"
+        best = {k: max(others, key=lambda s: res[s][k]) if others else None for k in budgets}
         cut = "" if budgets[-1] == 400 else f" (last: all {budgets[-1]})"
         print(f"| {name} ({b['space_size']}, {fails}){cut} | {default} | " +
               " | ".join(fmt(res[default][k]) for k in budgets) + " |")
-        print("| | best other | " +
-              " | ".join(f"{fmt(res[best[k]][k])} {best[k]}" for k in budgets) + " |")
+        if others:
+            print("| | best other | " +
+                  " | ".join(f"{fmt(res[best[k]][k])} {best[k]}" for k in budgets) + " |")
         print("| | random | " + " | ".join(fmt(exact[k]) for k in budgets) + " |")
         for i, k in enumerate(budgets):
             w = wins.setdefault(i, [0, 0, 0, []])
-            met = res[default][k] >= res[best[k]][k] - 0.0005
+            met = best[k] is not None and res[default][k] >= res[best[k]][k] - 0.0005
             w[0] += met
             w[1] += res[default][k] >= exact[k] - 0.0005
             w[2] += 1
-            if not met:
+            if not met and best[k] is not None:
                 w[3].append(name)
         for s in POPULATION:
             for k in budgets[:2]:
@@ -118,7 +120,8 @@ def main():
     print("| --- | --- | --- | --- |")
     for i in sorted(wins):
         w = wins[i]
-        print(f"| {LABELS[i] if i < len(LABELS) else i} | {w[0]}/{w[2]} | {w[1]}/{w[2]} | "
+        vs_best = f"{w[0]}/{w[2]}" if any(e[2].keys() - {default, "brute_force"} for e in every) else "-"
+        print(f"| {LABELS[i] if i < len(LABELS) else i} | {vs_best} | {w[1]}/{w[2]} | "
               f"{', '.join(w[3]) or '-'} |")
     print("\nPopulation and surrogate strategies below random's expectation at 25 and 50: " +
           ("none" if not short else "\n- " + "\n- ".join(short)))
