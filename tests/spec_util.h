@@ -45,4 +45,16 @@ static inline int load_text(const char *text, kt_spec **spec, kt_diag *d)
     return kt_spec_load(write_temp("spec.json", text), NULL, NULL, spec, d);
 }
 
+/* Load the spec at path (relative to the repository), which must load. */
+static inline kt_spec *load_ok(const char *path)
+{
+    kt_spec *spec = NULL;
+    kt_diag d = {{0}};
+    int rc = kt_spec_load(kt_test_path(path), NULL, NULL, &spec, &d);
+    if (rc != KT_OK)
+        fprintf(stderr, "%s: %s\n", path, d.msg);
+    CHECK(rc == KT_OK);
+    return spec;
+}
+
 #endif /* KT_SPEC_UTIL_H */

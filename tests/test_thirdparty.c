@@ -24,6 +24,7 @@
 #include "core/space.h"
 #include "core/util.h"
 #include "tune/tuner.h"
+#include "spec_util.h"
 #include "test.h"
 
 #include <limits.h>
@@ -48,13 +49,7 @@ static const shipped SHIPPED[] = {
 
 static kt_spec *load(const char *path)
 {
-    kt_spec *spec = NULL;
-    kt_diag d = {{0}};
-    int rc = kt_spec_load(kt_test_path(path), NULL, NULL, &spec, &d);
-    if (rc != KT_OK)
-        fprintf(stderr, "%s: %s\n", path, d.msg);
-    CHECK(rc == KT_OK);
-    return spec;
+    return load_ok(path);
 }
 
 static kt_space *space_of(const kt_spec *spec, kt_problem *prob)

@@ -12,7 +12,8 @@
 #   bench/gpu/thirdparty.sh OUT [KTUNE]  (there; KTUNE default build/bundle/ktune)
 # Environment: TIME (seconds per spec, default 14), BUDGET (configurations
 # per spec, default 60), SEED (default 1); the defaults fit the 15 specs
-# in one call of about 4 minutes.
+# in one call of about 4 minutes.  ONLY: the names of the specs to run,
+# separated by spaces (e.g. ONLY="GEMM bat-FFT"), default all.
 # Not run: tests/data/t1/ktt/CoulombSum3d.json (its expected output,
 # Coulomb3d.bin, is not public: kernels/ktt/CoulombSum3d is that spec with
 # a reference run instead), BAT's MD and Reduction (no KernelSpecification:
@@ -26,6 +27,7 @@ mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 echo "ktune $($KT --version 2>/dev/null | head -n 1), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "each: ktune tune SPEC --strategy random --budget $BUDGET --time $TIME --seed $SEED --energy-window 0"
+[ -n "${ONLY:-}" ] && echo "only: $ONLY"
 fails=0
 table=""
 # KTT's tutorial reads b from ArgumentData.bin, which KTT's example writes
@@ -50,6 +52,7 @@ for entry in GEMM:kernels/bat/GEMM/GEMM-CAFF.json pnpoly:kernels/bat/pnpoly/pnpo
              kt-convolution:$T/kerneltuner/test_T1_input.json \
              kt-cache_file:$T/kerneltuner/test_cache_file_T1_input.json; do
     name=${entry%%:*} spec=${entry#*:}
+    case " ${ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
     echo "== $name ($spec)"
     # a spec that hangs (a kernel that never ends) costs at most 2 TIME + 60 s
     timeout $((2 * TIME + 60)) $KT tune "$spec" --strategy random --budget "$BUDGET" --time "$TIME" --seed "$SEED" \

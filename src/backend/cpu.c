@@ -13,6 +13,7 @@
  * silently corrupting the worker; inputs are made read-only while it runs.
  */
 #include "backend/backend.h"
+#include "backend/defines.h"
 #include "core/util.h"
 
 #include <dlfcn.h>
@@ -234,7 +235,9 @@ static int job_prepare(cpu_ctx *c, const uint16_t *cfg, job *j)
     char *wrapper = wrapper_source(c, cfg == NULL);
     if (!wrapper)
         return KT_ENOMEM;
-    j->argv = calloc(16 + s->ncompiler_options + s->nparams, sizeof(char *));
+    size_t ndef;
+    char **def = kt_defines_new(s, cfg, false, &ndef);
+    j->argv = def ? calloc(16 + s->ncompiler_options + ndef, sizeof(char *)) : NULL;
     static const char *const FLAGS[] = {"-std=gnu11", "-O3", "-march=native",
                                         "-fPIC", "-shared", "-fopenmp"};
     bool ok = j->argv && job_arg(j, kt_strdup(c->compiler));
@@ -242,9 +245,11 @@ static int job_prepare(cpu_ctx *c, const uint16_t *cfg, job *j)
         ok = job_arg(j, kt_strdup(FLAGS[i]));
     for (size_t i = 0; ok && i < s->ncompiler_options; i++)
         ok = job_arg(j, kt_strdup(s->compiler_options[i]));
-    for (size_t i = 0; ok && cfg && i < s->nparams; i++)
-        ok = job_arg(j, kt_asprintf("-D%s=%s", s->params[i].name,
-                                    s->params[i].texts[cfg[i]]));
+    for (size_t i = 0; ok && i < ndef; i++) {
+        ok = job_arg(j, def[i]);
+        def[i] = NULL; /* the job owns it now */
+    }
+    kt_defines_free(def, ndef);
     uint64_t h = kt_hash_str(KT_HASH_INIT, wrapper);
     h = kt_hash_str(h, cfg ? s->kernel_source : s->ref_source);
     for (size_t i = 0; ok && i < j->argc; i++)

@@ -2,6 +2,7 @@
  * each finished build handed to the tuner as soon as it is done (see
  * nvrtc.h for why). */
 #include "backend/nvrtc.h"
+#include "backend/defines.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -28,19 +29,24 @@ static bool names_arch(const kt_spec *s)
 }
 
 /* The options of one compilation: architecture (the device's, unless the
- * spec names one), the configuration's defines, the spec's options.  NULL
- * on allocation failure. */
+ * spec names one), the configuration's defines (defines.h), the spec's
+ * options.  NULL on allocation failure. */
 static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
 {
     const kt_spec *s = nv->spec;
-    char **o = calloc(2 + s->nparams + s->ncompiler_options, sizeof *o);
-    if (!o)
-        return NULL;
+    size_t ndef;
+    char **def = kt_defines_new(s, cfg, true, &ndef);
+    char **o = def ? calloc(2 + ndef + s->ncompiler_options, sizeof *o) : NULL;
     *n = 0;
+    if (!o) {
+        kt_defines_free(def, ndef);
+        return NULL;
+    }
     if (!names_arch(s))
         o[(*n)++] = kt_asprintf("--gpu-architecture=%s", nv->arch);
-    for (size_t i = 0; cfg && i < s->nparams; i++)
-        o[(*n)++] = kt_asprintf("-D%s=%s", s->params[i].name, s->params[i].texts[cfg[i]]);
+    memcpy(o + *n, def, ndef * sizeof *def); /* o owns the strings now */
+    *n += ndef;
+    free(def);
     /* an empty option is none: NVRTC refuses "" as unrecognized, and KTT's
      * ClTuneGemm spec gives "CompilerOptions": [""] */
     for (size_t i = 0; i < s->ncompiler_options; i++)
@@ -48,9 +54,7 @@ static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
             o[(*n)++] = kt_strdup(s->compiler_options[i]);
     for (size_t i = 0; i < *n; i++)
         if (!o[i]) {
-            for (size_t j = 0; j < *n; j++)
-                free(o[j]);
-            free(o);
+            kt_defines_free(o, *n);
             return NULL;
         }
     return o;

@@ -686,6 +686,9 @@ static int32_t parse_name(cc *c, token name)
             return new_node(c, (node){.kind = N_SLOT, .a = -1, .b = -1, .c = -1,
                                       .slot = (uint32_t)i, .at = name.at});
     }
+    for (size_t i = 0; c->env && !*suffix && i < c->env->nconsts; i++)
+        if (strncmp(c->env->consts[i], s, name.len) == 0 && !c->env->consts[i][name.len])
+            return make_const(c, c->env->const_values[i], name.at);
     return unknown_name(c, name, suffix);
 }
 

@@ -69,6 +69,9 @@ typedef struct kt_expr_env {
     const kt_expr_list *lists;   /* nnames entries, or NULL */
     const char *const *strings;
     size_t nstrings;
+    const char *const *consts;   /* names bound to a fixed value at compile */
+    const double *const_values;  /* time (BAT's BenchmarkConfig); looked up */
+    size_t nconsts;              /* after the slot names */
 } kt_expr_env;
 
 /* The code of string i: past 2^53, where no whole number of a spec lies

@@ -31,6 +31,7 @@ typedef struct loader {
     kt_spec *spec;
     unsigned flags;         /* KT_SPEC_* */
     kt_spec_report *report; /* NULL: stop at the first error */
+    const char *text;       /* the file's text, for an error's line and column */
 } loader;
 
 /* ------------------------------------------------------------ reporting */
@@ -67,16 +68,70 @@ static bool go_on(loader *L, int *rc, int step)
     return L->report && step != KT_ENOMEM;
 }
 
+/* "where: keypath: detail", where is the file or file:line:col. */
+static int spec_verror(loader *L, const char *where, const char *keypath, const char *fmt,
+                       va_list ap)
+{
+    char *detail = kt_vasprintf(fmt, ap); /* whole: kt_fail cuts a long one */
+    int rc = kt_fail(L->diag, KT_ESPEC, "%s: %s: %s", where, keypath,
+                     detail ? detail : "out of memory");
+    free(detail);
+    return record(L, rc);
+}
+
 static int spec_error(loader *L, const char *keypath, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *detail = kt_vasprintf(fmt, ap); /* whole: kt_fail cuts a long one */
+    int rc = spec_verror(L, L->path, keypath, fmt, ap);
     va_end(ap);
-    int rc = kt_fail(L->diag, KT_ESPEC, "%s: %s: %s", L->path, keypath,
-                     detail ? detail : "out of memory");
-    free(detail);
-    return record(L, rc);
+    return rc;
+}
+
+/* Where the key name of the top-level object parent is written (1-based;
+ * 0, 0 when not found): json-c keeps no positions, so the text is
+ * searched for "parent" and then for "name" followed by a colon. */
+static void key_position(const char *text, const char *parent, const char *name,
+                         size_t *line, size_t *col)
+{
+    *line = *col = 0;
+    char pat[160];
+    snprintf(pat, sizeof pat, "\"%s\"", parent);
+    const char *p = text ? strstr(text, pat) : NULL;
+    snprintf(pat, sizeof pat, "\"%s\"", name);
+    size_t n = strlen(pat);
+    while (p && (p = strstr(p + 1, pat)) != NULL && p[n + strspn(p + n, " \t\r\n")] != ':')
+        ;
+    if (!p)
+        return;
+    *line = 1;
+    const char *bol = text;
+    for (const char *q = text; q < p; q++)
+        if (*q == '\n') {
+            (*line)++;
+            bol = q + 1;
+        }
+    *col = (size_t)(p - bol) + 1;
+}
+
+static int spec_error_key(loader *L, const char *parent, const char *name,
+                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* An error about the key name of the object parent, at its line and column. */
+static int spec_error_key(loader *L, const char *parent, const char *name,
+                          const char *fmt, ...)
+{
+    size_t line, col;
+    key_position(L->text, parent, name, &line, &col);
+    char *where = line ? kt_asprintf("%s:%zu:%zu", L->path, line, col) : NULL;
+    char *keypath = kt_asprintf("%s.%s", parent, name);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = spec_verror(L, where ? where : L->path, keypath ? keypath : parent, fmt, ap);
+    va_end(ap);
+    free(where);
+    free(keypath);
+    return rc;
 }
 
 static void spec_warn(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -477,7 +532,8 @@ static int build_env(loader *L)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; i < s->nparams; i++)
         s->lists[i] = (kt_expr_list){s->params[i].values, s->params[i].nvalues};
-    s->env = (kt_expr_env){s->lists, (const char *const *)s->strings, s->nstrings};
+    s->env = (kt_expr_env){s->lists, (const char *const *)s->strings, s->nstrings,
+                           s->const_names, s->const_values, s->nconsts};
     return KT_OK;
 }
 
@@ -512,6 +568,117 @@ static int build_names(loader *L)
                                   s->names[i]);
     }
     return KT_OK;
+}
+
+/* ------------------------------------------------------- BenchmarkConfig */
+
+/* Entries of BAT's BenchmarkConfig that set up BAT's runner, not the
+ * kernel: the repetitions ("iterations", read by BAT's Kernel Tuner
+ * backend) and the compiler front end ("backend", "jitify", read by
+ * cuda_kernel_runner.py's compile_kernel).  BAT's CUDA runner passes them
+ * to the compiler too (-Diterations=3000, -Djitify=True); ktune leaves
+ * them out: no kernel reads them, and True is no C value. */
+static const char *const BAT_SETTINGS[] = {"iterations", "jitify", "backend", NULL};
+
+/* The entry's define text and expression value: a number, or a string
+ * that reads as a number or is an identifier (then its string code).
+ * false for anything else (an object, a list, a boolean, null, text). */
+static bool const_value(loader *L, const char *path, json_object *v, kt_const_spec *c,
+                        int *rc)
+{
+    json_type t = json_object_get_type(v);
+    const char *text = json_object_get_string(v);
+    char *end = NULL;
+    if (t == json_type_int || t == json_type_double)
+        c->value = json_object_get_double(v);
+    else if (t != json_type_string)
+        return false;
+    else if (*text && (c->value = strtod(text, &end), !*end) && isfinite(c->value))
+        ;
+    else if (!valid_identifier(text) || (*rc = string_code(L, path, text, &c->value)))
+        return false;
+    if (!(c->text = kt_strdup(text)))
+        *rc = kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    return true;
+}
+
+/* A name both here and in the space: BAT gives the kernel both defines and
+ * its expressions the tuning parameter's value, which agree only when the
+ * parameter has this one value (BAT's hotspot repeats MAX_THREADS so).
+ * *dup: the parameter's own define covers it. */
+static int const_collides(loader *L, const kt_const_spec *c, bool *dup)
+{
+    const kt_spec *s = L->spec;
+    *dup = false;
+    for (size_t i = 0; i < s->nparams; i++)
+        if (s->params[i].name && strcmp(s->params[i].name, c->name) == 0) {
+            *dup = s->params[i].nvalues == 1 && s->params[i].values[0] == c->value;
+            return *dup ? KT_OK
+                        : spec_error_key(L, "BenchmarkConfig", c->name, "'%s' is also a "
+                                         "tuning parameter, with other values; rename "
+                                         "one of them", c->name);
+        }
+    for (size_t i = 0; i < s->nproblem; i++)
+        if (strcmp(s->problem[i].name, c->name) == 0)
+            return spec_error_key(L, "BenchmarkConfig", c->name, "'%s' is also a problem "
+                                  "parameter; rename one of them", c->name);
+    return KT_OK;
+}
+
+/* One entry: kept as a constant, left out (BAT's own settings, a value no
+ * define can hold: warned), or an error. */
+static int parse_const(loader *L, const char *key, json_object *v)
+{
+    for (const char *const *k = BAT_SETTINGS; *k; k++)
+        if (strcmp(*k, key) == 0)
+            return KT_OK;
+    kt_spec *s = L->spec;
+    char path[160];
+    snprintf(path, sizeof path, "BenchmarkConfig.%s", key);
+    kt_const_spec c = {.name = kt_strdup(key)};
+    int rc = c.name ? KT_OK : kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    bool dup = false;
+    if (rc == KT_OK && !valid_identifier(key))
+        rc = spec_error_key(L, "BenchmarkConfig", key, "'%s' is not a valid name "
+                            "(letters, digits and _; not starting with a digit)", key);
+    else if (rc == KT_OK && !const_value(L, path, v, &c, &rc) && rc == KT_OK)
+        spec_warn(L, "%s: %s is not a number or an identifier: not defined for the "
+                  "kernel", path, json_kind(v));
+    else if (rc == KT_OK && c.text && (rc = const_collides(L, &c, &dup)) == KT_OK && !dup) {
+        s->consts[s->nconsts++] = c;
+        return KT_OK;
+    }
+    free(c.name);
+    free(c.text);
+    return rc;
+}
+
+/* BAT's top-level BenchmarkConfig (BAT's cuda_kernel_runner.py): each
+ * scalar entry is a define of every compilation and a name of the spec's
+ * expressions, and the spec gets BAT's launch defines (backend/defines.h). */
+static int parse_bench_config(loader *L, json_object *root)
+{
+    json_object *bc;
+    int rc = get_key(L, root, "", "BenchmarkConfig", json_type_object, false, &bc);
+    if (rc != KT_OK || !bc)
+        return rc;
+    kt_spec *s = L->spec;
+    size_t n = (size_t)json_object_object_length(bc);
+    s->bat_launch = true;
+    s->consts = calloc(n ? n : 1, sizeof *s->consts);
+    s->const_names = calloc(n ? n : 1, sizeof *s->const_names);
+    s->const_values = calloc(n ? n : 1, sizeof *s->const_values);
+    if (!s->consts || !s->const_names || !s->const_values)
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    json_object_object_foreach(bc, key, val) {
+        if (!go_on(L, &rc, parse_const(L, key, val)))
+            return rc;
+    }
+    for (size_t i = 0; i < s->nconsts; i++) {
+        s->const_names[i] = s->consts[i].name;
+        s->const_values[i] = s->consts[i].value;
+    }
+    return rc;
 }
 
 /* --------------------------------------------------- configuration space */
@@ -649,7 +816,8 @@ static int parse_space(loader *L, json_object *root)
             return rc;
     }
     if (go_on(L, &rc, parse_problem(L, cs)) && go_on(L, &rc, parse_ks_problem(L, root)) &&
-        go_on(L, &rc, build_names(L)) && go_on(L, &rc, build_env(L)) &&
+        go_on(L, &rc, build_names(L)) && go_on(L, &rc, parse_bench_config(L, root)) &&
+        go_on(L, &rc, build_env(L)) &&
         go_on(L, &rc, parse_conditions(L, cs)))
         go_on(L, &rc, parse_behaviour(L, cs));
     return rc;
@@ -1302,6 +1470,27 @@ static int parse_kernel(loader *L, json_object *root)
     return rc;
 }
 
+/* BAT's launch defines (GRID_SIZE_X...) are compiled in, and the
+ * compilation does not know the problem: where a launch size reads a
+ * problem name (BAT's pnpoly, whose grid is Kernel Tuner's, from
+ * ProblemSize), they are left out, with a warning. */
+static int check_bat_launch(loader *L)
+{
+    kt_spec *s = L->spec;
+    const kt_expr *const sizes[] = {s->global[0], s->global[1], s->global[2], s->local[0],
+                                    s->local[1], s->local[2], s->shared};
+    static const char *const KEYS[] = {"GlobalSize", "LocalSize", "SharedMemory"};
+    for (size_t i = 0; s->bat_launch && i < KT_ARRAY_LEN(sizes); i++) {
+        size_t n = sizes[i] ? kt_expr_nslots(sizes[i]) : 0;
+        if (n && kt_expr_slots(sizes[i])[n - 1] >= s->nparams) { /* ascending */
+            s->bat_launch = false;
+            spec_warn(L, "BenchmarkConfig: KernelSpecification.%s reads a problem size, "
+                      "so BAT's GRID_SIZE_X... are not defined for the kernel", KEYS[i / 3]);
+        }
+    }
+    return KT_OK;
+}
+
 /* ------------------------------------------------------- general, budget */
 
 /* One budget object; path is "Budget[0]" or "Budget". */
@@ -1421,6 +1610,12 @@ static void compute_hash(kt_spec *s)
     h = kt_hash_str(h, s->ref_source);
     for (size_t i = 0; i < s->ncompiler_options; i++)
         h = kt_hash_str(h, s->compiler_options[i]);
+    for (size_t i = 0; i < s->nconsts; i++) { /* nothing without a BenchmarkConfig */
+        h = kt_hash_str(h, s->consts[i].name);
+        h = kt_hash_str(h, s->consts[i].text);
+    }
+    if (s->bat_launch)
+        h = kt_hash_str(h, "BAT launch defines");
     s->source_hash = kt_asprintf("%016llx", (unsigned long long)h);
 }
 
@@ -1450,7 +1645,8 @@ static void schema_problem(void *user, bool error, const char *keypath, const ch
 static int fill_spec(loader *L, json_object *root)
 {
     static const char *const known[] = {"General", "ConfigurationSpace", "Search",
-                                        "Budget", "KernelSpecification", NULL};
+                                        "Budget", "KernelSpecification",
+                                        "BenchmarkConfig", NULL};
     if (!json_object_is_type(root, json_type_object))
         return record(L, kt_fail(L->diag, KT_ESPEC, "%s: the top level must be an object",
                                  L->path));
@@ -1463,7 +1659,8 @@ static int fill_spec(loader *L, json_object *root)
         return rc;
     if (L->report)
         L->report->space_ok = rc == KT_OK && L->report->nerrors == before;
-    if (!go_on(L, &rc, parse_kernel(L, root)) || !go_on(L, &rc, parse_budget(L, root)) ||
+    if (!go_on(L, &rc, parse_kernel(L, root)) || !go_on(L, &rc, check_bat_launch(L)) ||
+        !go_on(L, &rc, parse_budget(L, root)) ||
         !go_on(L, &rc, parse_search(L, root)) || rc != KT_OK)
         return rc;
     kt_spec *s = L->spec;
@@ -1486,7 +1683,7 @@ int kt_spec_load_with(const char *path, const kt_spec_opts *opts, kt_spec **out,
     *out = NULL;
     kt_diag own = {{0}};
     loader L = {path, opts->warn, opts->warn_user, diag ? diag : &own,
-                calloc(1, sizeof(kt_spec)), opts->flags, opts->report};
+                calloc(1, sizeof(kt_spec)), opts->flags, opts->report, NULL};
     diag = L.diag;
     if (!L.spec)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
@@ -1498,6 +1695,7 @@ int kt_spec_load_with(const char *path, const kt_spec_opts *opts, kt_spec **out,
     int rc = (!L.spec->path || !L.spec->dir) ? kt_fail(diag, KT_ENOMEM, "out of memory")
                                              : record(&L, kt_read_file(path, &text, NULL,
                                                                        diag));
+    L.text = text;
     if (rc == KT_OK)
         rc = record(&L, parse_json(&L, text, &root));
     if (rc == KT_OK)
@@ -1545,6 +1743,13 @@ void kt_spec_free(kt_spec *s)
     for (size_t i = 0; i < s->nproblem; i++)
         free(s->problem[i].name);
     free(s->problem);
+    for (size_t i = 0; i < s->nconsts; i++) {
+        free(s->consts[i].name);
+        free(s->consts[i].text);
+    }
+    free(s->consts);
+    free(s->const_names);
+    free(s->const_values);
     for (size_t i = 0; i < s->nargs; i++) {
         free(s->args[i].name);
         kt_expr_free(s->args[i].size);

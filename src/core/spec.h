@@ -107,6 +107,15 @@ typedef struct kt_problem_spec {
     double default_value;
 } kt_problem_spec;
 
+/* An entry of BAT's top-level BenchmarkConfig: a constant of the benchmark
+ * that the kernel is compiled with (-DNAME=text) and that the spec's
+ * expressions read as NAME, as BAT's CUDA runner does. */
+typedef struct kt_const_spec {
+    char *name;
+    char *text;         /* the value as written: a number or an identifier */
+    double value;       /* in expressions; an identifier's string code */
+} kt_const_spec;
+
 typedef enum kt_budget_kind {
     KT_BUDGET_NONE, KT_BUDGET_COUNT, KT_BUDGET_SECONDS, KT_BUDGET_FRACTION
 } kt_budget_kind;
@@ -156,6 +165,10 @@ typedef struct kt_spec {
     size_t nparams;
     kt_problem_spec *problem;
     size_t nproblem;
+    kt_const_spec *consts;  /* BenchmarkConfig's compile-time constants */
+    size_t nconsts;
+    bool bat_launch;        /* a BenchmarkConfig is present: BAT's launch
+                               defines too (backend/defines.h) */
     kt_expr **conds;        /* compiled over kt_spec_names */
     size_t nconds;
     kt_behaviour_dim *dims; /* BehaviourDimensions; NULL when none */
@@ -167,7 +180,9 @@ typedef struct kt_spec {
     kt_expr_list *lists;    /* per name: a parameter's values (nnames entries) */
     char **strings;         /* the string values of string parameters; value */
     size_t nstrings;        /* code of strings[i]: KT_EXPR_STRING(i) */
-    kt_expr_env env;        /* lists and strings, for compiling expressions */
+    kt_expr_env env;        /* lists, strings and consts, for compiling expressions */
+    const char **const_names; /* consts' names and values for env */
+    double *const_values;
     char *source_hash;      /* hex digest of kernel + reference + options */
 } kt_spec;
 
