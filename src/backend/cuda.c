@@ -11,6 +11,7 @@
 #include "backend/cuda_api.h"
 #include "backend/launch.h"
 #include "backend/nvrtc.h"
+#include "backend/tmap.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -263,6 +264,8 @@ typedef struct cuda_kernel {
     CUdeviceptr *sym;         /* per argument; 0: none to copy */
     size_t *sym_bytes;
     void **params;            /* the launch's parameter array */
+    kt_tmap_fields *tmaps;    /* per argument: a TensorMap's fields */
+    void *tmap_mem;           /* per argument: its encoded map, 64-byte aligned */
 } cuda_kernel;
 
 /* The launch from the spec, checked against the device and this kernel's
@@ -312,6 +315,8 @@ static void cuda_unload(void *vctx, void *kernel)
     free(k->sym);
     free(k->sym_bytes);
     free(k->params);
+    free(k->tmaps);
+    free(k->tmap_mem);
     free(k);
 }
 
@@ -362,6 +367,50 @@ static int copy_symbols(cuda_ctx *c, const cuda_kernel *k, void *const *args,
     return KT_OK;
 }
 
+/* The fields of the spec's TensorMap arguments for this configuration;
+ * encoded over their Source buffers at each run (encode_tmaps). */
+static int plan_tmaps(const cuda_ctx *c, cuda_kernel *k, const double *slots,
+                      kt_diag *diag)
+{
+    const kt_spec *s = c->spec;
+    size_t n = s->nargs ? s->nargs : 1;
+    if (!(k->tmaps = calloc(n, sizeof *k->tmaps)) ||
+        !(k->tmap_mem = aligned_alloc(64, n * KT_TMAP_BYTES)))
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->nargs; i++) {
+        int rc = s->args[i].tmap ? kt_tmap_fields_make(s, i, slots, &k->tmaps[i], diag)
+                                 : KT_OK;
+        if (rc != KT_OK)
+            return rc;
+    }
+    return KT_OK;
+}
+
+/* Encode each TensorMap argument over its Source's buffer (args[j] points
+ * to the handle) and point its launch parameter at the map. */
+static int encode_tmaps(cuda_ctx *c, cuda_kernel *k, void *const *args, kt_diag *diag)
+{
+    const kt_spec *s = c->spec;
+    for (size_t i = 0, p = 0; i < s->nargs; p += !s->args[i].symbol_only, i++) {
+        if (!s->args[i].tmap)
+            continue;
+        if (!c->cu.cuTensorMapEncodeTiled)
+            return kt_fail(diag, KT_EBACKEND, "argument '%s': this CUDA driver has no "
+                           "cuTensorMapEncodeTiled (CUDA 12 or later)", s->args[i].name);
+        const kt_tmap_fields *f = &k->tmaps[i];
+        void *map = (char *)k->tmap_mem + i * KT_TMAP_BYTES;
+        void *src = *(void *const *)args[s->args[i].tmap->source];
+        CUresult r = c->cu.cuTensorMapEncodeTiled(
+            map, f->dtype, f->rank, src, f->dims,
+            f->strides, f->box, f->elem_strides, 0,
+            f->swizzle, f->l2_promotion, 0);
+        if (r)
+            return cu_fail(c, r, "encoding a tensor map", diag);
+        k->params[p] = map;
+    }
+    return KT_OK;
+}
+
 /* Load a compiled kernel (nvrtc.h's file: the CUBIN and the symbol it was
  * compiled under, which is the reference kernel's or, where the spec has
  * none and the default configuration is the reference, the kernel's own). */
@@ -387,6 +436,8 @@ static int cuda_load(void *vctx, const char *artifact, const double *slots,
         rc = fit_launch(c, k, slots, reference, diag);
     if (rc == KT_OK)
         rc = find_symbols(c, k, slots, diag);
+    if (rc == KT_OK)
+        rc = plan_tmaps(c, k, slots, diag);
     free(file);
     if (rc != KT_OK) {
         cuda_unload(c, k);
@@ -400,12 +451,14 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
                     double *times_ms, kt_diag *diag)
 {
     cuda_ctx *c = vctx;
-    const cuda_kernel *k = kernel;
+    cuda_kernel *k = kernel;
     const kt_launch *l = &k->launch;
     int rc = copy_symbols(c, k, args, diag);
     if (rc != KT_OK)
         return rc;
     kt_launch_params(c->spec, args, k->params);
+    if ((rc = encode_tmaps(c, k, args, diag)) != KT_OK)
+        return rc;
     for (int rep = 0; rep < reps; rep++) {
         CUresult r = c->cu.cuMemsetD8(c->flush, (unsigned char)rep, c->flush_bytes);
         if (!r)

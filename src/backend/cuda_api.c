@@ -88,8 +88,13 @@ int kt_cuda_api_load(kt_cuda_api *api, kt_diag *diag)
 {
     static const char *const NAMES[] = {"libcuda.so.1", "libcuda.so"};
     memset(api, 0, sizeof *api);
-    return load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), CUDA_SYMBOLS,
-                KT_ARRAY_LEN(CUDA_SYMBOLS), api, "the CUDA driver (libcuda.so.1)", diag);
+    int rc = load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), CUDA_SYMBOLS,
+                  KT_ARRAY_LEN(CUDA_SYMBOLS), api, "the CUDA driver (libcuda.so.1)", diag);
+    if (rc == KT_OK) { /* optional: an older driver still runs other kernels */
+        void *fn = dlsym(api->lib, "cuTensorMapEncodeTiled");
+        memcpy(&api->cuTensorMapEncodeTiled, &fn, sizeof fn);
+    }
+    return rc;
 }
 
 int kt_nvrtc_api_load(kt_nvrtc_api *api, kt_diag *diag)

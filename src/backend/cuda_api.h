@@ -64,6 +64,14 @@ typedef struct kt_cuda_api {
     CUresult (*cuEventDestroy)(CUevent);
     CUresult (*cuGetErrorString)(CUresult, const char **);
     CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+    /* Optional (CUDA 12 and later): NULL where the driver lacks it, and
+     * only TensorMap arguments need it.  Arguments as cuda.h's, with its
+     * enums as ints: map, data type, rank, address, dims, strides, box,
+     * element strides, interleave, swizzle, L2 promotion, OOB fill. */
+    CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                       const unsigned long long *,
+                                       const unsigned long long *, const unsigned *,
+                                       const unsigned *, int, int, int, int);
 } kt_cuda_api;
 
 typedef struct kt_nvrtc_api {

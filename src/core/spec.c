@@ -237,16 +237,9 @@ static int get_string(loader *L, json_object *obj, const char *keypath,
     return rc;
 }
 
-/* A value that may be written as a number or as an expression string. */
-static int get_expr(loader *L, json_object *obj, const char *keypath,
-                    const char *key, bool required, kt_expr **out)
+/* The number or expression string v at path, compiled. */
+static int compile_value(loader *L, const char *path, json_object *v, kt_expr **out)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s.%s", keypath, key);
-    *out = NULL;
-    json_object *v;
-    if (!json_object_object_get_ex(obj, key, &v) || v == NULL)
-        return required ? spec_error(L, path, "missing required key") : KT_OK;
     json_type t = json_object_get_type(v);
     if (t != json_type_string && t != json_type_int && t != json_type_double)
         return spec_error(L, path, "expected a number or an expression string, found %s",
@@ -259,6 +252,19 @@ static int get_expr(loader *L, json_object *obj, const char *keypath,
     if (rc != KT_OK)
         return spec_error(L, path, "in \"%s\": %s", src, d.msg);
     return KT_OK;
+}
+
+/* A value that may be written as a number or as an expression string. */
+static int get_expr(loader *L, json_object *obj, const char *keypath,
+                    const char *key, bool required, kt_expr **out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s.%s", keypath, key);
+    *out = NULL;
+    json_object *v;
+    if (!json_object_object_get_ex(obj, key, &v) || v == NULL)
+        return required ? spec_error(L, path, "missing required key") : KT_OK;
+    return compile_value(L, path, v, out);
 }
 
 /* ------------------------------------------------------------ parameters */
@@ -954,9 +960,13 @@ static const name_code ACCESS[] = {
     {"ReadOnly", KT_READ}, {"WriteOnly", KT_WRITE}, {"ReadWrite", KT_READ_WRITE}};
 /* Symbol: a vector copied to the __constant__ global of its name instead
  * of being passed (Kernel Tuner's cmem_args) */
-enum { MEM_VECTOR, MEM_SCALAR, MEM_SYMBOL };
+enum { MEM_VECTOR, MEM_SCALAR, MEM_SYMBOL, MEM_TENSORMAP };
 static const name_code MEMORY[] = {
-    {"Scalar", MEM_SCALAR}, {"Vector", MEM_VECTOR}, {"Symbol", MEM_SYMBOL}};
+    {"Scalar", MEM_SCALAR}, {"Vector", MEM_VECTOR}, {"Symbol", MEM_SYMBOL},
+    {"TensorMap", MEM_TENSORMAP}};
+static const name_code SWIZZLES[] = {
+    {"None", KT_SWIZZLE_NONE}, {"32B", KT_SWIZZLE_32B}, {"64B", KT_SWIZZLE_64B},
+    {"128B", KT_SWIZZLE_128B}};
 static const name_code MEMTYPES[] = {{"Constant", 1}};
 /* T1's "Script" runs a program to make the data: refused (FILL_SCRIPT). */
 #define FILL_SCRIPT (-1)
@@ -1046,12 +1056,84 @@ static int parse_data(loader *L, json_object *o, const char *path, int fill,
     return KT_OK;
 }
 
+/* TensorMap.Dims or .Box at path: an array of 1 .. KT_TMAP_MAX_RANK
+ * expressions; its length is the rank, which both must share. */
+static int parse_tmap_list(loader *L, json_object *o, const char *path, const char *key,
+                           kt_expr **out, size_t *rank)
+{
+    json_object *arr;
+    char sub[160];
+    int rc = get_key(L, o, path, key, json_type_array, true, &arr);
+    if (rc != KT_OK)
+        return rc;
+    size_t n = json_object_array_length(arr);
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    if (n < 1 || n > KT_TMAP_MAX_RANK || (*rank && n != *rank))
+        return spec_error(L, sub, "expected %s%zu expressions, innermost dimension first, "
+                          "found %zu", *rank ? "" : "1 to ",
+                          *rank ? *rank : (size_t)KT_TMAP_MAX_RANK, n);
+    *rank = n;
+    for (size_t d = 0; d < n && rc == KT_OK; d++) {
+        snprintf(sub, sizeof sub, "%s.%s[%zu]", path, key, d);
+        rc = compile_value(L, sub, json_object_array_get_idx(arr, d), &out[d]);
+    }
+    return rc;
+}
+
+/* The vector argument named by a TensorMap's Source: one before it. */
+static int tmap_source(loader *L, json_object *o, const char *path, size_t i, kt_arg *a)
+{
+    const char *src;
+    int rc = get_string(L, o, path, "Source", true, &src);
+    if (rc != KT_OK)
+        return rc;
+    const kt_spec *s = L->spec;
+    for (size_t j = 0; j < i; j++) {
+        const kt_arg *b = &s->args[j];
+        if (b->name && strcmp(b->name, src) == 0 && !b->scalar && !b->symbol_only) {
+            a->tmap->source = j;
+            a->type = b->type;
+            return KT_OK;
+        }
+    }
+    return spec_error(L, path, "Source '%s' is not a vector argument listed before this "
+                      "one", src);
+}
+
+/* MemoryType "TensorMap" (extension): Source, Dims (over problem names),
+ * Box and Swizzle; passed by value, so a ReadOnly scalar to the worker. */
+static int parse_tmap(loader *L, json_object *o, const char *path, size_t i, kt_arg *a)
+{
+    char sub[160];
+    int swizzle = KT_SWIZZLE_NONE;
+    if (L->spec->language != KT_LANG_CUDA)
+        return spec_error(L, path, "a TensorMap argument needs \"Language\": \"CUDA\"");
+    if (!(a->tmap = calloc(1, sizeof *a->tmap)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    a->scalar = true;
+    int rc = tmap_source(L, o, path, i, a);
+    if (rc == KT_OK)
+        rc = get_enum(L, o, path, "Swizzle", false, SWIZZLES, KT_ARRAY_LEN(SWIZZLES),
+                      &swizzle);
+    a->tmap->swizzle = (kt_swizzle)swizzle;
+    if (rc == KT_OK)
+        rc = parse_tmap_list(L, o, path, "Dims", a->tmap->dims, &a->tmap->rank);
+    for (size_t d = 0; rc == KT_OK && d < a->tmap->rank; d++) {
+        snprintf(sub, sizeof sub, "%s.Dims[%zu]", path, d);
+        rc = check_problem_only(L, sub, a->tmap->dims[d]);
+    }
+    if (rc == KT_OK)
+        rc = parse_tmap_list(L, o, path, "Box", a->tmap->box, &a->tmap->rank);
+    return rc;
+}
+
 static int parse_arg(loader *L, json_object *arr, size_t i)
 {
     static const char *const known[] = {"Name", "Type", "MemoryType", "AccessType",
                                         "FillType", "FillValue", "Size",
                                         "TypeSize", "RandomSeed", "DataSource",
-                                        "MemType", NULL};
+                                        "MemType", "Source", "Dims", "Box", "Swizzle",
+                                        NULL};
     char path[96];
     json_object *o = array_object(L, arr, "KernelSpecification.Arguments", i, known,
                                   path, sizeof path);
@@ -1064,9 +1146,15 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
     unsigned lanes;
     int rc;
     if ((rc = get_string(L, o, path, "Name", false, &name)) != KT_OK ||
-        (rc = parse_type(L, o, path, &type, &lanes)) ||
         (rc = get_enum(L, o, path, "MemoryType", true, MEMORY, KT_ARRAY_LEN(MEMORY),
-                       &mem)) ||
+                       &mem)))
+        return rc;
+    /* T1 does not require names; ReferenceArguments can use these */
+    if (!(a->name = name ? kt_strdup(name) : kt_asprintf("arg%zu", i)))
+        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
+    if (mem == MEM_TENSORMAP)
+        return parse_tmap(L, o, path, i, a);
+    if ((rc = parse_type(L, o, path, &type, &lanes)) ||
         (rc = get_enum(L, o, path, "MemType", false, MEMTYPES, KT_ARRAY_LEN(MEMTYPES),
                        &constant)) ||
         (rc = get_enum(L, o, path, "AccessType", false, ACCESS, KT_ARRAY_LEN(ACCESS),
@@ -1077,9 +1165,6 @@ static int parse_arg(loader *L, json_object *arr, size_t i)
     bool scalar = mem == MEM_SCALAR;
     if (scalar && lanes > 1)
         return spec_error(L, path, "a vector type cannot be a Scalar argument");
-    /* T1 does not require names; ReferenceArguments can use these */
-    if (!(a->name = name ? kt_strdup(name) : kt_asprintf("arg%zu", i)))
-        return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     a->type = (kt_dtype)type;
     a->scalar = scalar;
     a->symbol = mem == MEM_SYMBOL || constant;
@@ -1205,6 +1290,15 @@ static void data_free(kt_data *d)
     free(d->file);
     free(d->dataset);
     free(d->key);
+}
+
+static void tmap_free(kt_tmap *t)
+{
+    for (size_t d = 0; t && d < KT_TMAP_MAX_RANK; d++) {
+        kt_expr_free(t->dims[d]);
+        kt_expr_free(t->box[d]);
+    }
+    free(t);
 }
 
 static int parse_args(loader *L, json_object *ks)
@@ -1756,6 +1850,7 @@ void kt_spec_free(kt_spec *s)
         kt_expr_free(s->args[i].value);
         data_free(&s->args[i].data);
         data_free(&s->args[i].expect);
+        tmap_free(s->args[i].tmap);
     }
     free(s->args);
     for (size_t i = 0; i < s->nconds; i++)

@@ -75,6 +75,24 @@ typedef struct kt_data {
                            for messages */
 } kt_data;
 
+/* A tensor map (extension "MemoryType": "TensorMap", CUDA only): a
+ * CUtensorMap that the worker encodes over another argument's buffer and
+ * passes by value, for the kernel's bulk tensor copies (TMA).  Dimensions
+ * and box are innermost first, as cuTensorMapEncodeTiled takes them; the
+ * tensor is packed (each stride the product of the inner dimensions). */
+#define KT_TMAP_MAX_RANK 5
+#define KT_TMAP_BYTES 128 /* sizeof (CUtensorMap) */
+typedef enum kt_swizzle {
+    KT_SWIZZLE_NONE, KT_SWIZZLE_32B, KT_SWIZZLE_64B, KT_SWIZZLE_128B
+} kt_swizzle;            /* CUtensorMapSwizzle's values */
+typedef struct kt_tmap {
+    size_t source;       /* index of the vector argument it describes */
+    size_t rank;         /* 1 .. KT_TMAP_MAX_RANK */
+    kt_expr *dims[KT_TMAP_MAX_RANK]; /* elements, over problem names */
+    kt_expr *box[KT_TMAP_MAX_RANK];  /* elements, over all names */
+    kt_swizzle swizzle;
+} kt_tmap;
+
 typedef struct kt_arg {
     char *name;
     kt_dtype type;
@@ -92,6 +110,8 @@ typedef struct kt_arg {
                            KT_FILL_REFERENCE unless a file or expression gives them */
     kt_check check;     /* from ReferenceArguments; outputs default to relative */
     double threshold;
+    kt_tmap *tmap;      /* MemoryType "TensorMap" (then scalar: passed by
+                           value, 128 bytes); NULL otherwise */
 } kt_arg;
 
 typedef struct kt_param_spec {

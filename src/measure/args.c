@@ -85,7 +85,8 @@ static int arg_plan(const kt_spec *spec, size_t i, const double *slots, kt_args 
         return kt_fail(diag, KT_ESPEC, "%s: argument '%s': size %.17g is not a "
                        "positive whole number", spec->path, a->name, count);
     out->count[i] = (size_t)count;
-    out->bytes[i] = (size_t)count * kt_dtype_size(a->type);
+    /* a tensor map: the backend encodes it over its Source before each run */
+    out->bytes[i] = a->tmap ? KT_TMAP_BYTES : (size_t)count * kt_dtype_size(a->type);
     return a->scalar ? KT_OK : check_files(spec, a, out->count[i], diag);
 }
 
