@@ -90,6 +90,9 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     compile_sample("kernels/gemm/gemm-wgmma-bf16-cuda.json", "M=1000,N=1003,K=517", 4);
     compile_sample("kernels/gemm/gemm-wgmma-ws-f16-cuda.json", NULL, 3);
     compile_sample("kernels/gemm/gemm-wgmma-ws-bf16-cuda.json", "M=1000,N=1003,K=517", 2);
+    /* TMA loads, clusters and setmaxnreg: sm_90a too */
+    compile_sample("kernels/gemm/gemm-tma-f16-cuda.json", NULL, 2);
+    compile_sample("kernels/gemm/gemm-tma-bf16-cuda.json", "M=777,N=1024,K=1000", 1);
 }
 
 static void test_broken_kernel_is_a_compile_error(void)

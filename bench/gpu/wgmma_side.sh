@@ -22,14 +22,7 @@ KT=$DIR/bundle/ktune G=$DIR/kernels/gemm W=/tmp/ktune-side
 KINDS=${KINDS:-wgmma wgmma-ws}
 PROFILE=${PROFILE:-1}
 mkdir -p "$OUT" "$W"
-for c in "$DIR"/cubins/*.cubin; do
-    [ -f "$c" ] || continue
-    echo "== $(basename "$c")"
-    cuobjdump -res-usage "$c" | grep -o 'REG:[0-9]* STACK:[0-9]* SHARED:[0-9]* LOCAL:[0-9]*'
-    cuobjdump -sass "$c" | awk '/\/\*[0-9a-f]+\*\// { for (i = 2; i <= NF; i++)
-        if ($i !~ /^@/) { sub(/\..*/, "", $i); print $i; break } }' |
-        sort | uniq -c | sort -rn | head -16 | awk '{ printf "%s %s, ", $2, $1 } END { print "" }'
-done 2>&1 | tee "$OUT/sass.txt"
+sh "$HERE/sass_mix.sh" "$DIR"/cubins/*.cubin | tee "$OUT/sass.txt"
 
 ok=""
 for k in $KINDS; do

@@ -1,0 +1,510 @@
+// gemm_tma.cu - FP16 / BF16 GEMM for Hopper (sm_90a): C = A B, all
+// row-major, FP32 accumulation; KT_BF16 picks bfloat16, else half.
+//   - Loads: the tensor memory accelerator (cp.async.bulk.tensor) through
+//     two tensor maps the backend encodes (spec arguments of MemoryType
+//     "TensorMap"): tmA over A, box 64 (k) x BM rows, and tmB over B, box
+//     64 columns x 64 (k) rows, both 128-byte swizzled, which is the layout
+//     wgmma's descriptors read.  One thread of the producer warpgroup
+//     issues them; each completes on its stage's `full` mbarrier
+//     (expect_tx).  Out-of-bounds boxes are zero-filled, so M, N and K are
+//     free, except that TMA needs 16-byte row pitches: K and N multiples of
+//     8 (the backend refuses other problems with that reason).
+//   - WGS consumer warpgroups multiply: m64 x WN x k16 wgmma, accumulators
+//     in registers, and release a stage (its `empty` mbarrier, one arrival
+//     per warp) once the wgmma reading it has finished.  setmaxnreg moves
+//     registers from the producer to the consumers.
+//   - Persistent grid: GRID blocks (0: one per tile) walk the tiles in
+//     grouped raster order (GM block rows sweep the columns together).
+//   - Clusters of CLUSTER blocks (1 or 2) along M share each B tile: each
+//     block loads half of its slabs and multicasts them to both, so the
+//     `empty` barriers count the consumers of the whole cluster.
+//   - Epilogue: EPI 0 stores registers straight to C; EPI 1 stages each
+//     warp's 8-column strips through shared memory for 16-byte stores.
+// Phases: the i-th k-tile a block loads (counted across its tiles) uses
+// stage i % STAGES and waits for phase (i / STAGES) & 1 of full; its
+// refill waits for the phase before that of empty.
+#ifndef KT_BF16
+#define KT_BF16 0
+#endif
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 256
+#endif
+#ifndef WGS
+#define WGS 2
+#endif
+#ifndef WN
+#define WN 256
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef GM
+#define GM 8
+#endif
+#ifndef GRID
+#define GRID 0
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
+#ifndef EPI
+#define EPI 0
+#endif
+
+#define BK 64
+#define THREADS (128 * (WGS + 1))
+#define WGM (BM / WGS)       /* rows per consumer warpgroup */
+#define MT (WGM / 64)        /* m64 tiles per warpgroup */
+#define NT (BN / WN)         /* wgmma instructions along N */
+#define ACC (WN / 2)         /* accumulators per thread per instruction */
+#define A_BYTES (BM * 128)   /* one stage of A */
+#define SLAB 8192            /* 64 k rows x 128 bytes: one 64-column slab of B */
+#define B_BYTES (BN / 64 * SLAB)
+#define EPI_BYTES (EPI ? WGS * 4 * 16 * 128 : 0) /* per warp: 16 rows x 64 columns */
+
+#if KT_BF16
+#define TY "bf16"
+#else
+#define TY "f16"
+#endif
+
+typedef unsigned short elem;
+
+// cuda.h's CUtensorMap, which NVRTC lacks: 128 opaque bytes, 64-aligned.
+struct __align__(64) CUtensorMap {
+    unsigned long long opaque[16];
+};
+
+__device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    unsigned r;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
+    return r;
+}
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+
+// Spins until the phase of parity `parity` of the mbarrier has completed.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+// One arrival that also announces the bytes the copy engine will deliver.
+__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+// One arrival on the mbarrier at bar in another block (`rank`) of the
+// cluster.  The wgmma that read the stage has finished (wait_group), so
+// no data needs ordering: a plain (CTA-scope) arrival, not a release at
+// cluster scope, which would wait for this warp's stores of C.
+__device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n"
+                 ".reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+                 "}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank()
+{
+#if CLUSTER > 1
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+// Every thread of every block of the cluster (a block's barrier without one).
+__device__ __forceinline__ void cluster_sync()
+{
+#if CLUSTER > 1
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+
+// Box (x, y) of the tensor map into shared memory at dst, completing on
+// bar; with mask, into every block of the cluster in the mask, at the same
+// offsets (their bars too).
+__device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap *map, int x, int y,
+                                         unsigned bar, unsigned short mask)
+{
+#if CLUSTER > 1
+    if (mask) {
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"
+                     "::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                     "l"(map), "r"(x), "r"(y), "r"(bar), "h"(mask)
+                     : "memory");
+        return;
+    }
+#endif
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"(map), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n"); }
+
+template <int N> __device__ __forceinline__ void wg_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+template <int N> __device__ __forceinline__ void set_regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+template <int N> __device__ __forceinline__ void set_regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+// A shared-memory matrix descriptor, 128-byte swizzle: start address,
+// leading and stride byte offsets, all in 16-byte units.
+__device__ __forceinline__ unsigned long long desc(unsigned addr, unsigned lbo, unsigned sbo)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) |
+           ((unsigned long long)(lbo >> 4) << 16) | ((unsigned long long)(sbo >> 4) << 32) |
+           (1ull << 62);
+}
+
+// Operand lists for the accumulators of one instruction.
+#define R8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), \
+              "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define R32(i) R8(i), R8(i + 8), R8(i + 16), R8(i + 24)
+#define R64(i) R32(i), R32(i + 32)
+#define R128(i) R64(i), R64(i + 64)
+#define S32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20," \
+            "%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define S64 S32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48," \
+            "%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define S128 S64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80," \
+             "%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98," \
+             "%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113," \
+             "%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+// d += A B for one m64 x WN x k16 step; A K-major, B MN-major (transposed).
+#define WGMMA(n, regs, ia, ib, outs)                                                    \
+    asm volatile("wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." TY "." TY " {" regs \
+                 "}, %" #ia ", %" #ib ", 1, 1, 1, 0, 1;\n"                              \
+                 : outs                                                                 \
+                 : "l"(da), "l"(db))
+
+__device__ __forceinline__ void wgmma(float *d, unsigned long long da, unsigned long long db)
+{
+#if WN == 64
+    WGMMA(64, S32, 32, 33, R32(0));
+#elif WN == 128
+    WGMMA(128, S64, 64, 65, R64(0));
+#elif WN == 256
+    WGMMA(256, S128, 128, 129, R128(0));
+#else
+#error "WN must be 64, 128 or 256"
+#endif
+}
+
+// Keeps the compiler from moving the accumulators while wgmma owns them.
+__device__ __forceinline__ void pin(float *d)
+{
+#pragma unroll
+    for (int i = 0; i < ACC; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+__device__ __forceinline__ elem to_elem(float f)
+{
+    unsigned short h;
+#if KT_BF16
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+#else
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+#endif
+    return h;
+}
+
+// The tile scheduler: cluster tile t (CLUSTER block rows x one block
+// column) in grouped raster order, and this block's row in it.
+struct tile {
+    int bm, bn;
+};
+
+__device__ __forceinline__ tile tile_at(int t, int M, int N, unsigned rank)
+{
+    int rows = ((M + BM - 1) / BM + CLUSTER - 1) / CLUSTER, cols = (N + BN - 1) / BN;
+    int first = t / (GM * cols) * GM;
+    int group = rows - first < GM ? rows - first : GM;
+    int in = t % (GM * cols);
+    tile r;
+    r.bm = ((first + in % group) * CLUSTER + (int)rank) * BM;
+    r.bn = in / group * BN;
+    return r;
+}
+
+__device__ __forceinline__ int tile_count(int M, int N)
+{
+    return ((M + BM - 1) / BM + CLUSTER - 1) / CLUSTER * ((N + BN - 1) / BN);
+}
+
+// The producer: one thread loads every k-tile of the block's tiles.  With
+// a cluster, block r loads the B slabs j with j % CLUSTER == r into every
+// block; each block's full barrier expects its A and all of B.
+__device__ __forceinline__ void produce(unsigned base, unsigned bars, const CUtensorMap *ta,
+                                        const CUtensorMap *tb, int M, int N, int K)
+{
+    unsigned rank = cluster_rank();
+    int tiles = (K + BK - 1) / BK, it = 0;
+    for (int t = blockIdx.x / CLUSTER; t < tile_count(M, N); t += gridDim.x / CLUSTER) {
+        tile tl = tile_at(t, M, N, rank);
+        for (int kt = 0; kt < tiles; kt++, it++) {
+            int s = it % STAGES, u = it / STAGES;
+            unsigned full = bars + 8 * s;
+            if (u > 0)
+                mbar_wait(bars + 8 * (STAGES + s), (u - 1) & 1);
+            unsigned sa = base + s * A_BYTES, sb = base + STAGES * A_BYTES + s * B_BYTES;
+            mbar_expect(full, A_BYTES + B_BYTES);
+            tma_load(sa, ta, kt * BK, tl.bm, full, 0);
+#pragma unroll
+            for (int j = 0; j < BN / 64; j++)
+                if (j % CLUSTER == (int)rank)
+                    tma_load(sb + j * SLAB, tb, tl.bn + j * 64, kt * BK, full,
+                             CLUSTER > 1 ? (1 << CLUSTER) - 1 : 0);
+        }
+    }
+}
+
+// The wgmma work of one stage for warpgroup wg: 4 k16 steps.
+__device__ __forceinline__ void compute_stage(unsigned sa, unsigned sb, int wg,
+                                              float (*acc)[NT][ACC])
+{
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; kk++)
+#pragma unroll
+        for (int mi = 0; mi < MT; mi++) {
+            // A: 8-row groups 1024 bytes apart (SBO); k16 is 32 bytes along the row
+            unsigned long long da = desc(sa + (wg * WGM + mi * 64) * 128 + kk * 32, 16, 1024);
+#pragma unroll
+            for (int ni = 0; ni < NT; ni++) {
+                // B: 64-column slabs SLAB apart (LBO), 8-row k groups 1024 apart (SBO)
+                unsigned long long db =
+                    desc(sb + ni * (WN / 64) * SLAB + kk * 2048, SLAB, 1024);
+                wgmma(acc[mi][ni], da, db);
+            }
+        }
+}
+
+// Frees stage s for the producers of every block of the cluster: one
+// arrival per warp (lane 0), after its wgmma reading the stage finished.
+__device__ __forceinline__ void release(unsigned bars, int s, unsigned rank)
+{
+    if (threadIdx.x % 32 != 0)
+        return;
+    mbar_arrive(bars + 8 * (STAGES + s));
+#pragma unroll
+    for (int r = 1; r < CLUSTER; r++)
+        mbar_arrive_remote(bars + 8 * (STAGES + s), (rank + r) % CLUSTER);
+}
+
+// Two adjacent outputs of row r, columns c and c + 1, edges guarded.
+__device__ __forceinline__ void store_pair(elem *C, int M, int N, int r, int c, float x,
+                                           float y)
+{
+    if (r >= M)
+        return;
+    elem lo = to_elem(x), hi = to_elem(y);
+    if (c + 1 < N && N % 2 == 0) {
+        *(unsigned *)(C + (size_t)r * N + c) = lo | ((unsigned)hi << 16);
+    } else {
+        if (c < N)
+            C[(size_t)r * N + c] = lo;
+        if (c + 1 < N)
+            C[(size_t)r * N + c + 1] = hi;
+    }
+}
+
+// EPI 1: a warp's 16 rows x 64 columns through its own shared buffer
+// (stage), then 16-byte stores along the rows: 8 lanes per 128-byte row.
+__device__ __forceinline__ void store_strip(elem *C, int M, int N, int r0, int c0,
+                                            const float *d, unsigned stage)
+{
+    int lane = threadIdx.x % 32;
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            int r = lane / 4 + h * 8, c = i * 8 + (lane % 4) * 2;
+            unsigned v = to_elem(d[4 * i + 2 * h]) | ((unsigned)to_elem(d[4 * i + 2 * h + 1]) << 16);
+            unsigned a = stage + r * 128 + ((((c / 8) ^ (r & 7)) << 4) | (c % 8) * 2);
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v));
+        }
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        int r = i * 4 + lane / 8, ch = lane % 8, gr = r0 + r, gc = c0 + ch * 8;
+        unsigned a = stage + r * 128 + ((ch ^ (r & 7)) << 4);
+        uint4 v;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(a));
+        if (gr >= M)
+            continue;
+        if (gc + 8 <= N && N % 8 == 0) {
+            *(uint4 *)(C + (size_t)gr * N + gc) = v;
+        } else {
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                unsigned w = j < 2 ? v.x : j < 4 ? v.y : j < 6 ? v.z : v.w;
+                if (gc + j < N)
+                    C[(size_t)gr * N + gc + j] = (elem)(w >> (16 * (j % 2)));
+            }
+        }
+    }
+}
+
+// The accumulators to C.  Thread t of a warpgroup holds rows 16 (t / 32)
+// + (t % 32) / 4 (+ 8) of each m64 tile, columns 8 i + 2 (t % 4) (+ 1).
+__device__ __forceinline__ void store_tile(elem *C, int M, int N, int m0, int n0,
+                                           float (*acc)[NT][ACC], unsigned epi)
+{
+    int t = threadIdx.x % 128;
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++) {
+            int r = m0 + mi * 64 + (t / 32) * 16;
+#if EPI
+#pragma unroll
+            for (int q = 0; q < WN / 64; q++)
+                store_strip(C, M, N, r, n0 + ni * WN + q * 64, acc[mi][ni] + 32 * q,
+                            epi + (threadIdx.x / 32) * 2048);
+#else
+            (void)epi;
+#pragma unroll
+            for (int i = 0; i < WN / 8; i++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                    store_pair(C, M, N, r + (t % 32) / 4 + h * 8,
+                               n0 + ni * WN + i * 8 + (t % 4) * 2, acc[mi][ni][4 * i + 2 * h],
+                               acc[mi][ni][4 * i + 2 * h + 1]);
+#endif
+        }
+}
+
+// A consumer warpgroup: for each of the block's tiles, wait for each
+// k-tile, multiply it, release the one before once its wgmma finished,
+// then store.
+__device__ __forceinline__ void consume(unsigned base, unsigned bars, unsigned epi, elem *C,
+                                        int M, int N, int K, int wg)
+{
+    float acc[MT][NT][ACC];
+    unsigned rank = cluster_rank();
+    int tiles = (K + BK - 1) / BK, it = 0;
+    for (int t = blockIdx.x / CLUSTER; t < tile_count(M, N); t += gridDim.x / CLUSTER) {
+        tile tl = tile_at(t, M, N, rank);
+#pragma unroll
+        for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+            for (int ni = 0; ni < NT; ni++)
+#pragma unroll
+                for (int i = 0; i < ACC; i++)
+                    acc[mi][ni][i] = 0.0f;
+        for (int kt = 0; kt < tiles; kt++, it++) {
+            int s = it % STAGES;
+            mbar_wait(bars + 8 * s, (it / STAGES) & 1);
+#pragma unroll
+            for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+                for (int ni = 0; ni < NT; ni++)
+                    pin(acc[mi][ni]);
+            wg_fence();
+            compute_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES, wg, acc);
+            wg_commit();
+            wg_wait<1>();
+            if (kt > 0)
+                release(bars, (it - 1) % STAGES, rank);
+        }
+        wg_wait<0>();
+        release(bars, (it - 1) % STAGES, rank);
+#pragma unroll
+        for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+            for (int ni = 0; ni < NT; ni++)
+                pin(acc[mi][ni]);
+        store_tile(C, M, N, tl.bm + wg * WGM, tl.bn, acc, epi);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+#if CLUSTER > 1
+    __cluster_dims__(CLUSTER, 1, 1)
+#endif
+    gemm_tma(int M, int N, int K, const elem *__restrict__ A, const elem *__restrict__ B,
+             elem *__restrict__ C, const __grid_constant__ CUtensorMap tmA,
+             const __grid_constant__ CUtensorMap tmB)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    // the swizzle pattern repeats every 1024 bytes: stages start on a
+    // multiple; then the epilogue's buffers, then 2 STAGES mbarriers (full,
+    // empty).  Every block of a cluster has the same offsets.
+    unsigned base = (smem_addr(smem) + 1023) & ~1023u;
+    unsigned epi = base + STAGES * (A_BYTES + B_BYTES);
+    unsigned bars = epi + EPI_BYTES;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(bars + 8 * s, 1);
+            mbar_init(bars + 8 * (STAGES + s), 4 * WGS * CLUSTER);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    cluster_sync();
+    int wg = threadIdx.x / 128;
+    if (wg == WGS) {
+#if WGS > 1
+        set_regs_dec<40>();
+#endif
+        if (threadIdx.x == 128 * WGS)
+            produce(base, bars, &tmA, &tmB, M, N, K);
+    } else {
+#if WGS > 1
+        set_regs_inc<232>();
+#endif
+        consume(base, bars, epi, C, M, N, K, wg);
+    }
+    // no block may leave while its cluster peers can still write its
+    // shared memory or arrive on its barriers
+    cluster_sync();
+    (void)A;
+    (void)B;
+}
