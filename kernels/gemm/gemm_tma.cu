@@ -20,6 +20,10 @@
 //     `empty` barriers count the consumers of the whole cluster.
 //   - Epilogue: EPI 0 stores registers straight to C; EPI 1 stages each
 //     warp's 8-column strips through shared memory for 16-byte stores.
+// The small device helpers (mbarrier, wgmma operand lists, descriptors)
+// repeat gemm_wgmma_ws.cu's on purpose: ktune's NVRTC build compiles one
+// file, with no include path, and its CUBIN cache keys on this file's
+// text, so a shared header needs nvrtc.c to resolve and hash includes.
 // Phases: the i-th k-tile a block loads (counted across its tiles) uses
 // stage i % STAGES and waits for phase (i / STAGES) & 1 of full; its
 // refill waits for the phase before that of empty.
