@@ -427,7 +427,10 @@ static int read_db(reader *rd)
     int rc = kt_db_open_mode(rd->path, KT_DB_EXISTING, &db, rd->diag);
     if (rc == KT_OK)
         rc = kt_db_list(db, &f, db_row, &D, rd->diag);
-    if (rc == KT_OK && !D.err && !D.other[0] && rd->n > 0) /* for --warm */
+    /* other problems' winners, for --warm: only a database whose problem was
+     * chosen can hold any (else it holds the one, or read_db refuses it), and
+     * the query costs as much as the rest of the load */
+    if (rc == KT_OK && rd->o->problem && !D.err && !D.other[0] && rd->n > 0)
         rc = kt_replay_load_winners(rd->replay, db, rd->kernel, D.source_hash, rd->problem,
                                     rd->diag);
     kt_db_close(db);
