@@ -9,7 +9,8 @@
  * milliseconds of the load (and, for JSON, of json-c's parse of the whole
  * file into a tree, for comparison), of the run and of both, the fastest
  * of both, the least processor time of both (the figure least disturbed
- * by other work on a shared machine), and the first run's load and run.
+ * by other work on a shared machine), and the processor time of the first
+ * run.
  * With --cache DIR, JSON files are kept in DIR as `ktune tune --replay
  * FILE --cache DIR` keeps them (store/recording_cache.h): from an empty
  * DIR, the first run parses the file and keeps it, the others read it
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("%-32s %8s %9s %9s %9s %9s %9s %9s %9s\n", "file", "configs", "parse ms",
-           "load ms", "run ms", "total ms", "min ms", "cpu ms", "first ms");
+           "load ms", "run ms", "total ms", "min ms", "cpu ms", "1st cpu");
     for (; i < argc; i++) {
         double *load = malloc((size_t)runs * sizeof *load);
         double *run = malloc((size_t)runs * sizeof *run);
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
             total[k] = ok ? load[k] + run[k] : 0;
         }
         if (ok) {
-            double first = total[0];
+            double first = cpu[0];
             double mid = median(total, runs); /* sorts total: total[0] is the least */
             median(cpu, runs);
             printf("%-32s %8llu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", argv[i],
