@@ -1726,14 +1726,47 @@ static int parse_json(loader *L, const char *text, json_object **out)
                    e.col, e.why);
 }
 
-/* A rule of the official schema that the spec breaks (core/t1schema.h). */
+/* Whether the loader has reported an error at keypath (spec_error's
+ * "path: keypath: " prefix). */
+static bool reported_at(const loader *L, const char *keypath)
+{
+    char *prefix = L->report ? kt_asprintf("%s: %s: ", L->path, keypath) : NULL;
+    bool found = false;
+    for (size_t i = 0; prefix && i < L->report->nerrors && !found; i++)
+        found = strncmp(L->report->errors[i], prefix, strlen(prefix)) == 0;
+    free(prefix);
+    return found;
+}
+
+/* A rule of the official schema that the spec breaks (core/t1schema.h);
+ * nothing where the loader has already refused the key, so that each
+ * problem is reported once (a "ktune reads it" warning would be wrong
+ * there, too). */
 static void schema_problem(void *user, bool error, const char *keypath, const char *msg)
 {
     loader *L = user;
+    if (reported_at(L, keypath))
+        return;
     if (error)
         spec_error(L, keypath, "%s", msg);
     else
         spec_warn(L, "%s: %s", keypath, msg);
+}
+
+/* The sections, in order; with a report, each one's errors are kept and
+ * the next one is read. */
+static int read_sections(loader *L, json_object *root)
+{
+    int rc = KT_OK;
+    size_t before = L->report ? L->report->nerrors : 0;
+    if (!go_on(L, &rc, parse_general(L, root)) || !go_on(L, &rc, parse_space(L, root)))
+        return rc;
+    if (L->report)
+        L->report->space_ok = rc == KT_OK && L->report->nerrors == before;
+    if (go_on(L, &rc, parse_kernel(L, root)) && go_on(L, &rc, check_bat_launch(L)) &&
+        go_on(L, &rc, parse_budget(L, root)))
+        go_on(L, &rc, parse_search(L, root));
+    return rc;
 }
 
 static int fill_spec(loader *L, json_object *root)
@@ -1745,17 +1778,12 @@ static int fill_spec(loader *L, json_object *root)
         return record(L, kt_fail(L->diag, KT_ESPEC, "%s: the top level must be an object",
                                  L->path));
     warn_unknown(L, root, "", known);
-    int rc = KT_OK;
-    if (L->flags & KT_SPEC_SCHEMA)
+    int rc = read_sections(L, root);
+    /* after the loader, so that a key it refused is not reported again;
+     * without a report, the loader's error is the one to return */
+    if ((L->flags & KT_SPEC_SCHEMA) && rc != KT_ENOMEM && (L->report || rc == KT_OK))
         kt_t1_schema_check(root, schema_problem, L);
-    size_t before = L->report ? L->report->nerrors : 0;
-    if (!go_on(L, &rc, parse_general(L, root)) || !go_on(L, &rc, parse_space(L, root)))
-        return rc;
-    if (L->report)
-        L->report->space_ok = rc == KT_OK && L->report->nerrors == before;
-    if (!go_on(L, &rc, parse_kernel(L, root)) || !go_on(L, &rc, check_bat_launch(L)) ||
-        !go_on(L, &rc, parse_budget(L, root)) ||
-        !go_on(L, &rc, parse_search(L, root)) || rc != KT_OK)
+    if (rc != KT_OK)
         return rc;
     kt_spec *s = L->spec;
     if (!s->name && !(s->name = kt_strdup(s->kernel_name ? s->kernel_name : "unnamed")))
