@@ -1,7 +1,7 @@
 #!/bin/sh
 # gemm_bench.sh - on the GPU machine, in one call: ktune's GEMMs tuned at
 # M = N = K in SIZES (FP32: kernels/gemm/gemm-cuda.json; FP16 and BF16:
-# gemm-wgmma-{f16,bf16}-cuda.json), each by the default search strategy
+# gemm-tma-{f16,bf16}-cuda.json), each by the default search strategy
 # within a budget of configurations and a time cap, after a check of each
 # at odd shapes; then ROUNDS rounds of ktune's chosen configurations (timed
 # by ktune and, on the same CUBIN, by the Python harness), cuBLAS (FP32,
@@ -18,7 +18,8 @@
 # 8192:30"), STRATEGY (default: ktune's), ENERGY (--energy-window, default
 # 0: the table is about time; run.sh shows energy), SEED (1), DTYPES
 # (default "f32 f16 bf16"), WGMMA (the 16-bit specs
-# gemm-$WGMMA-{f16,bf16}-cuda.json, default wgmma), SPEC_<dtype> (a spec
+# gemm-$WGMMA-{f16,bf16}-cuda.json, default tma: TMA needs K and N
+# multiples of 8, so its odd-shape check at K=517 is refused), SPEC_<dtype> (a spec
 # for one dtype, e.g. SPEC_f8=kernels/gemm/gemm-tma-f8-cuda.json), ROUNDS
 # (3), BASELINES (1; 0: skip the rounds and the table).
 set -u
@@ -34,7 +35,7 @@ STRATEGY=${STRATEGY:-}
 ENERGY=${ENERGY:-0}
 SEED=${SEED:-1}
 DTYPES=${DTYPES:-f32 f16 bf16}
-WGMMA=${WGMMA:-wgmma}
+WGMMA=${WGMMA:-tma}
 ROUNDS=${ROUNDS:-3}
 BASELINES=${BASELINES:-1}
 HERE=$(dirname "$0")
