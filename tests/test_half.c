@@ -51,7 +51,27 @@ static void test_every_pattern_round_trips(void)
     }
 }
 
+/* The bulk conversions give every pattern the same bits as one at a time. */
+static void test_bulk_conversions_match_every_pattern(void)
+{
+    uint16_t *in = malloc(0x10000 * sizeof *in);
+    float *half = malloc(0x10000 * sizeof *half), *bf16 = malloc(0x10000 * sizeof *bf16);
+    for (uint32_t h = 0; h < 0x10000u; h++)
+        in[h] = (uint16_t)h;
+    kt_half_to_float_n(in, half, 0x10000);
+    kt_bf16_to_float_n(in, bf16, 0x10000);
+    for (uint32_t h = 0; h < 0x10000u; h++) {
+        float a = kt_half_to_float((uint16_t)h), b = kt_bf16_to_float((uint16_t)h);
+        CHECK(memcmp(&a, &half[h], sizeof a) == 0);
+        CHECK(memcmp(&b, &bf16[h], sizeof b) == 0);
+    }
+    free(in);
+    free(half);
+    free(bf16);
+}
+
 static const kt_test TESTS[] = {
+    KT_T(test_bulk_conversions_match_every_pattern),
     KT_T(test_half_known_values),
     KT_T(test_bf16_known_values),
     KT_T(test_every_pattern_round_trips),

@@ -94,6 +94,9 @@ typedef struct kt_backend {
     /* Its buffers live in host memory, so the worker can bound its own
      * address space (a GPU driver's mappings are not bounded that way). */
     bool host_memory;
+    /* Optional (NULL: the worker writes the bytes from the host): set every
+     * byte of a buffer, on the device, as the outputs' poison. */
+    int (*buffer_fill)(void *ctx, void *buf, unsigned char byte, size_t bytes);
 } kt_backend;
 
 /* The backend registered under name, or NULL. */

@@ -62,6 +62,14 @@ int kt_launch_registers(int regs, unsigned threads, kt_diag *diag)
     return KT_OK;
 }
 
+int kt_launch_kernel_threads(int kernel_max, unsigned threads, kt_diag *diag)
+{
+    if (kernel_max > 0 && threads > (unsigned)kernel_max)
+        return kt_fail(diag, KT_ERANGE, "%u threads per block, the compiled kernel allows "
+                       "%d (its __launch_bounds__ or its registers)", threads, kernel_max);
+    return KT_OK;
+}
+
 int kt_launch_shared(unsigned static_bytes, unsigned dynamic_bytes, int max_shared_optin,
                      bool *raise, kt_diag *diag)
 {

@@ -35,6 +35,11 @@ int kt_launch_geometry(const kt_spec *spec, const double *slots, bool reference,
  * CUDA error 701, "too many resources requested"). */
 int kt_launch_registers(int regs, unsigned threads, kt_diag *diag);
 
+/* The compiled kernel's own limit on threads per block (the driver's
+ * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: its __launch_bounds__, or what
+ * its registers allow; 0: unknown): KT_ERANGE when the block is larger,
+ * since every launch would fail with CUDA error 701 and cost a worker. */
+int kt_launch_kernel_threads(int kernel_max, unsigned threads, kt_diag *diag);
 /* A block gets static + dynamic shared memory up to 48 KiB by default and
  * up to the opt-in limit once the kernel's dynamic limit is raised: *raise
  * says whether it must be (cuFuncSetAttribute); KT_ERANGE when even the

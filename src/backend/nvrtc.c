@@ -5,6 +5,7 @@
 #include "backend/defines.h"
 #include "core/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -28,9 +29,46 @@ static bool names_arch(const kt_spec *s)
     return false;
 }
 
+/* True when name occurs in src as an identifier (in comments too). */
+static bool mentions(const char *src, const char *name, size_t len)
+{
+    for (const char *p = strstr(src, name); p; p = strstr(p + 1, name)) {
+        bool start = p == src || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool end = !(isalnum((unsigned char)p[len]) || p[len] == '_');
+        if (start && end)
+            return true;
+    }
+    return false;
+}
+
+/* Whether a define ("-DNAME=VALUE") can change what the compiler makes of
+ * the kernel: a name the source never mentions cannot, so the define is
+ * left out and configurations that differ only there (launch geometry:
+ * KTT's WORK_GROUP_SIZE_X, BAT's BLOCK_SIZE) share one CUBIN, and the
+ * worker one loaded module.  Where a name could come from elsewhere (an
+ * #include, a pasted token, an option that includes a file) every define
+ * is kept. */
+static bool define_matters(const kt_spec *s, const char *define)
+{
+    const char *src = s->kernel_source;
+    if (strncmp(define, "-D", 2) != 0 || strstr(src, "#include") || strstr(src, "##"))
+        return true;
+    for (size_t k = 0; k < s->ncompiler_options; k++)
+        if (strstr(s->compiler_options[k], "include"))
+            return true;
+    char name[256];
+    size_t len = strcspn(define + 2, "=");
+    if (len >= sizeof name)
+        return true;
+    memcpy(name, define + 2, len);
+    name[len] = '\0';
+    /* the kernel's name is compiled too, as a name expression ("k<BS>") */
+    return mentions(src, name, len) || mentions(s->kernel_name, name, len);
+}
+
 /* The options of one compilation: architecture (the device's, unless the
- * spec names one), the configuration's defines (defines.h), the spec's
- * options.  NULL on allocation failure. */
+ * spec names one), the configuration's defines (defines.h) that matter,
+ * the spec's options.  NULL on allocation failure. */
 static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
 {
     const kt_spec *s = nv->spec;
@@ -44,8 +82,12 @@ static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
     }
     if (!names_arch(s))
         o[(*n)++] = kt_asprintf("--gpu-architecture=%s", nv->arch);
-    memcpy(o + *n, def, ndef * sizeof *def); /* o owns the strings now */
-    *n += ndef;
+    for (size_t i = 0; i < ndef; i++) { /* o owns the strings it keeps */
+        if (cfg && !define_matters(s, def[i]))
+            free(def[i]);
+        else
+            o[(*n)++] = def[i];
+    }
     free(def);
     /* an empty option is none: NVRTC refuses "" as unrecognized, and KTT's
      * ClTuneGemm spec gives "CompilerOptions": [""] */

@@ -174,6 +174,21 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
     return o;
 }
 
+/* Where the run's time went: the tuner's waits, and the worker's
+ * evaluations phase by phase (inside "measure"). */
+static json_object *phases_json(const kt_tune_report *r)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "compile_wait", json_object_new_double(r->compile_wait_s));
+    json_object_object_add(o, "start", json_object_new_double(r->start_s));
+    json_object_object_add(o, "measure", json_object_new_double(r->measure_s));
+    json_object_object_add(o, "record", json_object_new_double(r->record_s));
+    for (int p = 0; p < KT_PHASE_COUNT; p++)
+        json_object_object_add(o, kt_worker_phase_name((kt_worker_phase)p),
+                               json_object_new_double(r->phase_s[p]));
+    return o;
+}
+
 static void print_json(const kt_spec *spec, const kt_tune_report *r, const char *replay,
                        const char *stopped)
 {
@@ -187,6 +202,7 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
     json_object_object_add(o, "replay", replay ? json_object_new_string(replay) : NULL);
     json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
     json_object_object_add(o, "compile_wait_s", json_object_new_double(r->compile_wait_s));
+    json_object_object_add(o, "seconds_by_phase", phases_json(r));
     json_object_object_add(o, "warm_starts", json_object_new_int64((int64_t)r->warm_starts));
     json_object_object_add(o, "interrupted",
                            stopped ? json_object_new_string(stopped) : NULL);

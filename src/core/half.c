@@ -61,3 +61,34 @@ uint16_t kt_bf16_from_float(float f)
 }
 
 float kt_bf16_to_float(uint16_t h) { return float_of((uint32_t)h << 16); }
+
+/* One half's bits as a float's: the magnitude's bits shifted into a
+ * float's place, times 2^112, rebias the exponent exactly (a subnormal half
+ * becomes a normal float on the way); an all-ones exponent (infinity, NaN)
+ * is set to the float's. */
+static inline float half_bits_to_float(uint32_t h)
+{
+    float v = float_of((h & 0x7fffu) << 13) * float_of(0x77800000u); /* 2^112 */
+    uint32_t inf_nan = (h & 0x7c00u) == 0x7c00u ? 0x7f800000u : 0;
+    return float_of(bits_of(v) | inf_nan | (h & 0x8000u) << 16);
+}
+
+/* Blocks of a fixed 8 elements: a loop of known length is one that gcc's
+ * -O2 vectorises. */
+#define BLOCK 8
+
+void kt_half_to_float_n(const uint16_t *in, float *out, size_t n)
+{
+    size_t i = 0;
+    for (; i + BLOCK <= n; i += BLOCK)
+        for (size_t j = 0; j < BLOCK; j++)
+            out[i + j] = half_bits_to_float(in[i + j]);
+    for (; i < n; i++)
+        out[i] = half_bits_to_float(in[i]);
+}
+
+void kt_bf16_to_float_n(const uint16_t *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = float_of((uint32_t)in[i] << 16);
+}

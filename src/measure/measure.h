@@ -44,6 +44,32 @@ bool kt_verify(kt_dtype t, kt_check check, double threshold, const void *got,
                const void *ref, size_t count, double *max_err, char *detail,
                size_t detail_len);
 
+/* The scale a relative check measures errors against: the reference's
+ * RMS.  A caller that checks many outputs against one reference computes
+ * it once and calls kt_verify_scaled. */
+double kt_verify_scale(kt_dtype t, const void *ref, size_t count);
+/* kt_verify with scale given (used by KT_CHECK_RELATIVE only). */
+bool kt_verify_scaled(kt_dtype t, kt_check check, double threshold, double scale,
+                      const void *got, const void *ref, size_t count, double *max_err,
+                      char *detail, size_t detail_len);
+
+/* The same comparison in up to KT_VERIFY_MAX_THREADS threads, while the
+ * caller does other work (the worker times the kernel meanwhile).  got and
+ * ref must stay unchanged until kt_verify_finish.  KT_ENOMEM, or KT_OK
+ * with *job to finish (threads that cannot start compare in the caller). */
+#define KT_VERIFY_MAX_THREADS 8
+typedef struct kt_verify_job kt_verify_job;
+int kt_verify_start(kt_dtype t, kt_check check, double threshold, double scale,
+                    const void *got, const void *ref, size_t count, int nthreads,
+                    kt_verify_job **job);
+/* True once an element out of tolerance was found (the job may still run);
+ * false for NULL. */
+bool kt_verify_failing(kt_verify_job *job);
+/* Wait for the job and free it: kt_verify_scaled's verdict, error and
+ * detail. */
+bool kt_verify_finish(kt_verify_job *job, double *max_err, char *detail,
+                      size_t detail_len);
+
 /* True when any floating-point element is NaN (outputs left unwritten). */
 bool kt_has_nan(kt_dtype t, const void *data, size_t count);
 

@@ -36,6 +36,7 @@ struct kt_worker {
     double ref_ms;         /* the reference's time per call; NAN until known */
     pid_t pid;             /* 0: no worker running */
     int fd;
+    double phase_s[KT_PHASE_COUNT]; /* all evaluations so far (worker.h) */
 };
 
 kt_measure_opts kt_measure_defaults(void)
@@ -279,6 +280,14 @@ static int receive(kt_worker *w, kt_result *r, double cap, char *why, size_t nwh
             return GOT_EOF;
         if (h.kind == MSG_RESULT && h.len == sizeof *r)
             return read_payload(w->fd, r, sizeof *r) ? GOT_RESULT : GOT_EOF;
+        double phase_s[KT_PHASE_COUNT];
+        if (h.kind == MSG_PHASES && h.len == sizeof phase_s) {
+            if (!read_payload(w->fd, phase_s, sizeof phase_s))
+                return GOT_EOF;
+            for (int p = 0; p < KT_PHASE_COUNT; p++)
+                w->phase_s[p] += phase_s[p];
+            continue;
+        }
         if (h.kind == MSG_RUN && h.len == sizeof calls && read_payload(w->fd, &calls, h.len)) {
             b = batch_begin(w, calls);
             deadline = kt_now() + b.allowance;
@@ -374,6 +383,20 @@ static int start(kt_worker *w, kt_diag *diag)
 }
 
 /* -------------------------------------------------------------- public */
+
+const char *kt_worker_phase_name(kt_worker_phase p)
+{
+#define KT_PHASE_NAME(name) #name,
+    static const char *const NAMES[] = {KT_WORKER_PHASES(KT_PHASE_NAME)};
+#undef KT_PHASE_NAME
+    return p >= 0 && p < KT_PHASE_COUNT ? NAMES[p] : "?";
+}
+
+void kt_worker_phases_add(const kt_worker *w, double *phase_s)
+{
+    for (int p = 0; w && p < KT_PHASE_COUNT; p++)
+        phase_s[p] += w->phase_s[p];
+}
 
 static int make_setup(kt_worker *w, const kt_backend *be, const kt_backend_opts *bo,
                       const kt_problem *prob, const char *ref_artifact,

@@ -84,6 +84,28 @@ void kt_worker_free(kt_worker *w);
 int kt_worker_eval(kt_worker *w, const char *artifact, const uint16_t *cfg,
                    kt_result *out, kt_diag *diag);
 
+/* The phases of one evaluation in the worker program (worker_child.c),
+ * in order.  Their wall-clock seconds, summed over a run, say what limits
+ * how many configurations a minute the tuner measures. */
+#define KT_WORKER_PHASES(X)                                                   \
+    X(load)      /* read the artifact, load the module, fit the launch */    \
+    X(prepare)   /* poison the outputs */                                     \
+    X(first_run) /* the one run whose outputs are verified */                 \
+    X(read)      /* read the outputs back */                                  \
+    X(verify)    /* compare them with the reference */                        \
+    X(time)      /* the timed repetitions and the energy window */            \
+    X(unload)
+
+#define KT_PHASE_ENUM(name) KT_PHASE_##name,
+typedef enum kt_worker_phase { KT_WORKER_PHASES(KT_PHASE_ENUM) KT_PHASE_COUNT } kt_worker_phase;
+#undef KT_PHASE_ENUM
+
+/* The phase's name ("load", ...). */
+const char *kt_worker_phase_name(kt_worker_phase p);
+/* Adds to phase_s[0..KT_PHASE_COUNT) the seconds each phase took in all
+ * of w's evaluations so far, whichever worker process ran them. */
+void kt_worker_phases_add(const kt_worker *w, double *phase_s);
+
 /* The worker program's whole life (its main calls this): serve the tuner
  * that started it, then return the exit status.  be, when not NULL,
  * replaces the backend the tuner names (tests use a stand-in).  Returns 2

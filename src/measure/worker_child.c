@@ -33,11 +33,18 @@ typedef struct child {
     kt_args args;
     void *shared;          /* shared_head + reference outputs */
     size_t *ref_offset;    /* per argument: offset of its reference in shared */
+    double *ref_scale;     /* per argument: its reference's kt_verify_scale; NAN
+                              until the first check needs it */
     double *slots;         /* expression values of the configuration */
     void **bufs;           /* backend buffers of the vector arguments */
     void **argv;           /* argv[i] points to argument i's value */
     void *scratch;         /* host copy for read-back and poisoning */
     double *times;         /* 2 * max_reps timings */
+    kt_verify_job *pending; /* the last output's comparison, running while
+                               the kernel is timed; NULL: none */
+    size_t pending_arg;    /* its argument */
+    double phase_s[KT_PHASE_COUNT]; /* the evaluation under way: seconds per phase */
+    double phase_t;        /* when the phase under way began */
 } child;
 
 /* ------------------------------------------------------------ messages */
@@ -49,6 +56,14 @@ static bool send_msg(child *ch, uint32_t kind, const void *payload, uint32_t len
 }
 
 /* ---------------------------------------------------------- evaluation */
+
+/* The phase under way ends now (worker.h, phases). */
+static void phase_end(child *ch, kt_worker_phase p)
+{
+    double now = kt_now();
+    ch->phase_s[p] += now - ch->phase_t;
+    ch->phase_t = now;
+}
 
 static const kt_measure_opts *opts(const child *ch) { return &ch->set.opts; }
 
@@ -87,6 +102,9 @@ static void prepare_outputs(child *ch)
         if (!worker_is_output(a))
             continue;
         const void *src = ch->args.init[i];
+        if (a->access == KT_WRITE && ch->be->buffer_fill &&
+            ch->be->buffer_fill(ch->be_ctx, ch->bufs[i], 0xff, ch->args.bytes[i]) == KT_OK)
+            continue; /* on the device: no host copy to send */
         if (a->access == KT_WRITE) {
             memset(ch->scratch, 0xff, ch->args.bytes[i]);
             src = ch->scratch;
@@ -120,19 +138,41 @@ static int run_protected(child *ch, void *kernel, int reps, int inner, double *t
     return rc;
 }
 
-/* Check every verified output against the shared reference. */
+/* Threads that compare the last output while the GPU times the kernel
+ * (its 4096^2 halves took longer to compare on one core than the timing). */
+#define VERIFY_THREADS 4
+
+/* Check every verified output against the shared reference: all but the
+ * last at once, the last, on a device backend, in the background
+ * (ch->pending, finish_check). */
 static bool check_outputs(child *ch, kt_result *r)
 {
+    size_t last = ch->args.n; /* none in the background: a kernel that runs on
+                                 the host's cores would be timed against it */
+    for (size_t i = 0; i < ch->args.n && !ch->be->host_memory; i++)
+        if (worker_is_output(&ch->spec->args[i]) && ch->spec->args[i].check != KT_CHECK_NONE)
+            last = i;
     for (size_t i = 0; i < ch->args.n; i++) {
         const kt_arg *a = &ch->spec->args[i];
         if (!worker_is_output(a) || a->check == KT_CHECK_NONE)
             continue;
         ch->be->buffer_read(ch->be_ctx, ch->scratch, ch->bufs[i], ch->args.bytes[i]);
+        phase_end(ch, KT_PHASE_read);
         double err;
         char detail[200];
         const char *ref = (const char *)ch->shared + ch->ref_offset[i];
-        bool ok = kt_verify(a->type, a->check, a->threshold, ch->scratch, ref,
-                            ch->args.count[i], &err, detail, sizeof detail);
+        if (isnan(ch->ref_scale[i])) /* the reference never changes: once */
+            ch->ref_scale[i] = kt_verify_scale(a->type, ref, ch->args.count[i]);
+        if (i == last && kt_verify_start(a->type, a->check, a->threshold, ch->ref_scale[i],
+                                         ch->scratch, ref, ch->args.count[i],
+                                         VERIFY_THREADS, &ch->pending) == KT_OK) {
+            ch->pending_arg = i;
+            break;
+        }
+        bool ok = kt_verify_scaled(a->type, a->check, a->threshold, ch->ref_scale[i],
+                                   ch->scratch, ref, ch->args.count[i], &err, detail,
+                                   sizeof detail);
+        phase_end(ch, KT_PHASE_verify);
         r->max_error = fmax(r->max_error, err);
         if (!ok) {
             r->status = KT_STATUS_WRONG_RESULT;
@@ -141,6 +181,28 @@ static bool check_outputs(child *ch, kt_result *r)
         }
     }
     return true;
+}
+
+/* The background comparison's verdict, which overrides the timing: a
+ * wrong result is WRONG_RESULT whatever its times were. */
+static void finish_check(child *ch, kt_result *r)
+{
+    if (!ch->pending)
+        return;
+    double err = 0;
+    char detail[200];
+    bool ok = kt_verify_finish(ch->pending, &err, detail, sizeof detail);
+    ch->pending = NULL;
+    phase_end(ch, KT_PHASE_verify);
+    r->max_error = fmax(r->max_error, err);
+    if (ok)
+        return;
+    kt_result wrong = {.status = KT_STATUS_WRONG_RESULT, .max_error = r->max_error,
+                       .energy_j = NAN, .power_w = NAN, .time_ms = NAN, .min_ms = NAN,
+                       .spread = NAN};
+    snprintf(wrong.detail, sizeof wrong.detail, "%s: %s",
+             ch->spec->args[ch->pending_arg].name, detail);
+    *r = wrong;
 }
 
 /* Store the reference's outputs in shared memory; they must be complete.
@@ -222,8 +284,8 @@ static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
         s = kt_summarize(sorted, (size_t)reps);
         bool enough = reps >= o->min_reps && total_ms >= o->min_time_s * 1e3;
         if (reps >= o->max_reps || total_ms >= o->max_time_s * 1e3 ||
-            (enough && s.spread <= o->max_spread))
-            break;
+            (enough && s.spread <= o->max_spread) || kt_verify_failing(ch->pending))
+            break; /* (a wrong result's times are dropped: no more of them) */
     }
     r->time_ms = s.median;
     r->min_ms = s.min;
@@ -303,8 +365,11 @@ static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
     *r = (kt_result){.status = KT_STATUS_RUNTIME_ERROR, .energy_j = NAN,
                      .power_w = NAN, .time_ms = NAN, .min_ms = NAN, .spread = NAN};
     void *kernel = NULL;
+    memset(ch->phase_s, 0, sizeof ch->phase_s);
+    ch->phase_t = kt_now();
     kt_spec_slots(ch->spec, cfg, &ch->prob, ch->slots);
     int rc = ch->be->load(ch->be_ctx, artifact, ch->slots, reference, &kernel, &diag);
+    phase_end(ch, KT_PHASE_load);
     if (rc != KT_OK) {
         if (rc == KT_ERANGE)
             r->status = KT_STATUS_INVALID;
@@ -312,8 +377,11 @@ static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
         return;
     }
     prepare_outputs(ch);
+    phase_end(ch, KT_PHASE_prepare);
     double once;
-    if (run_protected(ch, kernel, 1, 1, &once, &diag) != KT_OK)
+    rc = run_protected(ch, kernel, 1, 1, &once, &diag);
+    phase_end(ch, KT_PHASE_first_run);
+    if (rc != KT_OK)
         kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
     else if (reference ? save_reference(ch, r) : check_outputs(ch, r))
         r->status = KT_STATUS_OK;
@@ -322,10 +390,13 @@ static void child_eval(child *ch, const char *artifact, const uint16_t *cfg,
     if (r->status == KT_STATUS_OK && !reference) {
         r->status = KT_STATUS_RUNTIME_ERROR;
         time_kernel(ch, kernel, r, &diag);
+        phase_end(ch, KT_PHASE_time);
         if (r->status != KT_STATUS_OK)
             kt_strlcpy(r->detail, sizeof r->detail, diag.msg);
     }
+    finish_check(ch, r);
     ch->be->unload(ch->be_ctx, kernel);
+    phase_end(ch, KT_PHASE_unload);
 }
 
 /* --------------------------------------------------------------- setup */
@@ -376,8 +447,12 @@ static int child_open(child *ch, const kt_backend *be, kt_diag *diag)
     rc = kt_args_new(ch->spec, &ch->prob, s->opts.seed, &ch->args, diag);
     ch->ref_offset = rc == KT_OK ? calloc(ch->spec->nargs + 1, sizeof *ch->ref_offset)
                                  : NULL;
-    if (rc == KT_OK && !ch->ref_offset)
+    ch->ref_scale = rc == KT_OK ? malloc((ch->spec->nargs + 1) * sizeof *ch->ref_scale)
+                                : NULL;
+    if (rc == KT_OK && (!ch->ref_offset || !ch->ref_scale))
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == KT_OK && i <= ch->spec->nargs; i++)
+        ch->ref_scale[i] = NAN;
     if (rc == KT_OK &&
         worker_ref_offsets(ch->spec, &ch->args, ch->ref_offset) > s->shared_bytes)
         rc = kt_fail(diag, KT_EWORKER, "the shared reference is smaller than the outputs");
@@ -413,7 +488,8 @@ static void serve_requests(child *ch)
            kt_read_all(ch->fd, cfg, cfg_bytes)) {
         path[q.path_len] = '\0';
         child_eval(ch, path, cfg, false, &r);
-        if (!send_msg(ch, MSG_RESULT, &r, sizeof r))
+        if (!send_msg(ch, MSG_PHASES, ch->phase_s, sizeof ch->phase_s) ||
+            !send_msg(ch, MSG_RESULT, &r, sizeof r))
             break;
     }
     free(cfg);

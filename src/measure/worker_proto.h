@@ -15,8 +15,10 @@
  *                  then requests (request header, artifact path, cfg).
  * worker -> tuner: messages (msg_head, payload): MSG_RUN before each batch
  *                  of kernel calls (payload: double calls), MSG_RAN after it,
- *                  MSG_RESULT (payload: kt_result) at the end of the start
- *                  (the reference) and of every evaluation.
+ *                  MSG_PHASES (payload: double[KT_PHASE_COUNT], the
+ *                  seconds of each phase) before the MSG_RESULT (payload:
+ *                  kt_result) that ends every evaluation; a MSG_RESULT also
+ *                  ends the start (the reference).
  * Both ends are the same build of ktune: the setup starts with the protocol
  * version and the sizes of the structs that travel as bytes.
  */
@@ -25,12 +27,12 @@
 
 #include "measure/worker.h"
 
-#define WORKER_PROTOCOL 1
+#define WORKER_PROTOCOL 2
 #define WORKER_SOCK_FD 3
 #define WORKER_SHARED_FD 4
 
 enum { REQ_EVAL = 1, REQ_QUIT = 2 };
-enum { MSG_RESULT = 1, MSG_RUN = 2, MSG_RAN = 3 };
+enum { MSG_RESULT = 1, MSG_RUN = 2, MSG_RAN = 3, MSG_PHASES = 4 };
 
 /* Request header; the artifact path and the configuration follow. */
 typedef struct request {

@@ -30,6 +30,9 @@ typedef struct run {
     kt_worker *worker;     /* started at the first real measurement */
     uint8_t *seen;         /* per built index: evaluated in this run */
     uint64_t limit;        /* configurations the budget allows */
+    bool queue;            /* evaluations go into the first batch (search) */
+    uint16_t *first;       /* that batch, nparams values each */
+    size_t nfirst, first_cap;
     double start, deadline;
     double best_ms;
 } run;
@@ -199,6 +202,7 @@ static int start_worker(run *r)
         memcpy(def, kt_space_at(r->space, 0), r->spec->nparams * sizeof *def);
     const uint16_t *ref = r->spec->ref_name ? NULL : def;
     kt_build b = {0};
+    double t0 = kt_now();
     int rc = r->be->compile(r->be_ctx, &ref, 1, &b, r->diag);
     if (rc == KT_OK && b.status != KT_STATUS_OK)
         rc = kt_fail(r->diag, KT_ECOMPILE, "the reference (%s) does not compile: %s",
@@ -206,6 +210,7 @@ static int start_worker(run *r)
     if (rc == KT_OK)
         rc = kt_worker_new(r->be, &r->opts->backend, r->spec, &r->prob, b.artifact, def,
                            &r->opts->measure, &r->worker, r->diag);
+    r->rep->start_s += kt_now() - t0;
     kt_builds_clear(&b, 1);
     free(def);
     return rc;
@@ -216,9 +221,11 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
 {
     kt_tune_report *rep = r->rep;
     if (!cached) {
+        double t0 = kt_now();
         int rc = r->opts->replay ? KT_OK
                                  : kt_db_record(r->db, r->device, r->kernel, r->problem,
                                                 key, res, r->diag);
+        rep->record_s += kt_now() - t0;
         if (rc != KT_OK)
             return rc;
         rep->measured++;
@@ -276,8 +283,10 @@ static int measure_one(run *r, const uint16_t *cfg, const char *key, const kt_bu
     if (b->status == KT_STATUS_OK) {
         if (!r->worker)
             rc = start_worker(r);
+        double t0 = kt_now();
         if (rc == KT_OK)
             rc = kt_worker_eval(r->worker, b->artifact, cfg, &res, r->diag);
+        r->rep->measure_s += kt_now() - t0;
     } else {
         kt_strlcpy(res.detail, sizeof res.detail, b->detail);
     }
@@ -309,6 +318,10 @@ static int measure_streamed(run *r, const uint16_t *const *cfgs, char **keys, si
 {
     void *job = NULL;
     int rc = r->be->compile_start(r->be_ctx, cfgs, n, &job, r->diag);
+    /* The first worker computes the reference while the batch compiles,
+     * instead of after its first build. */
+    if (rc == KT_OK && !r->worker)
+        rc = start_worker(r);
     while (rc == KT_OK && budget_left(r)) {
         size_t i = 0;
         kt_build b = {0};
@@ -324,10 +337,16 @@ static int measure_streamed(run *r, const uint16_t *const *cfgs, char **keys, si
     return rc == KT_EDONE ? KT_OK : rc;
 }
 
+/* Whether builds reach the worker one by one as they finish. */
+static bool streams(const run *r)
+{
+    return r->be && r->be->compile_start && !r->opts->no_overlap;
+}
+
 /* Measure n configurations that are not in the database. */
 static int measure(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
 {
-    if (r->be->compile_start && !r->opts->no_overlap)
+    if (streams(r))
         return measure_streamed(r, cfgs, keys, n);
     return measure_batch(r, cfgs, keys, n);
 }
@@ -392,6 +411,34 @@ static int evaluate(run *r, const uint16_t *batch, size_t n)
     return rc;
 }
 
+/* Evaluate now, or (r->queue) add to the first batch. */
+static int evaluate_or_queue(run *r, const uint16_t *cfgs, size_t n)
+{
+    if (!r->queue)
+        return evaluate(r, cfgs, n);
+    size_t np = r->spec->nparams;
+    if (r->nfirst + n > r->first_cap) {
+        size_t cap = 2 * (r->nfirst + n);
+        uint16_t *grown = realloc(r->first, cap * np * sizeof *grown);
+        if (!grown)
+            return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+        r->first = grown;
+        r->first_cap = cap;
+    }
+    memcpy(r->first + r->nfirst * np, cfgs, n * np * sizeof *cfgs);
+    r->nfirst += n;
+    return KT_OK;
+}
+
+/* The baseline: the default configuration's result, once evaluated. */
+static int default_lookup(run *r)
+{
+    bool found = false;
+    if (r->rep->default_skipped)
+        return KT_OK;
+    return lookup(r, r->rep->default_config, &r->rep->default_result, &found, false);
+}
+
 /* The default configuration goes first; its result is the baseline. */
 static int evaluate_default(run *r)
 {
@@ -408,10 +455,9 @@ static int evaluate_default(run *r)
     else if (r->opts->start_only)
         r->rep->default_skipped = true;
     else if (kt_space_is_valid(r->space, def))
-        rc = evaluate(r, def, 1);
-    bool found = false;
-    if (rc == KT_OK && !r->rep->default_skipped)
-        rc = lookup(r, r->rep->default_config, &r->rep->default_result, &found, false);
+        rc = evaluate_or_queue(r, def, 1);
+    if (rc == KT_OK && !r->queue)
+        rc = default_lookup(r);
     free(def);
     return rc;
 }
@@ -441,25 +487,62 @@ static int evaluate_warm(run *r)
         rc = kt_warm_starts(r->spec, &r->prob, r->space, w, max, cfgs, &n, r->diag);
     if (rc == KT_OK && n > 0) {
         r->rep->warm_starts = n;
-        rc = evaluate(r, cfgs, n);
+        rc = evaluate_or_queue(r, cfgs, n);
     }
     free(cfgs);
     kt_winners_clear(&own);
     return rc;
 }
 
+/* Whether the strategy's proposals go ahead of the measurements: with
+ * builds streamed, a batch's last builds leave compilers idle and the next
+ * batch's first build leaves the GPU idle, so a strategy that does not
+ * learn from results (observe NULL: random, brute force) proposes what the
+ * budget allows at once, up to BATCH_AHEAD.  A strategy that learns
+ * proposes four per compiler, to observe often; so does any strategy
+ * where a batch is compiled whole before it is measured. */
+#define BATCH_AHEAD 4096
+static bool ahead(const run *r)
+{
+    return !r->strategy->observe && streams(r);
+}
+
+static size_t batch_size(const run *r)
+{
+    size_t per_job = (size_t)(r->opts->backend.jobs > 0 ? r->opts->backend.jobs : 1) * 4;
+    if (!ahead(r))
+        return per_job;
+    uint64_t left = r->limit > BATCH_AHEAD ? BATCH_AHEAD : r->limit;
+    return left > per_job ? (size_t)left : per_job;
+}
+
 static int search(run *r)
 {
     size_t np = r->spec->nparams;
-    size_t batch = (size_t)(r->opts->backend.jobs > 0 ? r->opts->backend.jobs : 1) * 4;
+    size_t batch = batch_size(r);
     uint16_t *buf = malloc(batch * np * sizeof *buf);
     if (!buf)
         return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    /* A strategy that does not learn from results has its first proposals
+     * compiled with the default and the warm starts, in their order, so
+     * no compiler waits for the default's measurement. */
+    r->queue = ahead(r) && !r->opts->start_only;
     int rc = evaluate_default(r);
     if (rc == KT_OK && r->opts->nstart > 0)
-        rc = evaluate(r, r->opts->start, r->opts->nstart);
+        rc = evaluate_or_queue(r, r->opts->start, r->opts->nstart);
     if (rc == KT_OK)
         rc = evaluate_warm(r);
+    if (rc == KT_OK && r->queue) {
+        size_t n = 0;
+        rc = r->strategy->propose(r->strategy_state, buf, batch, &n);
+        if (rc == KT_OK)
+            rc = evaluate_or_queue(r, buf, n);
+        r->queue = false;
+        if (rc == KT_OK && r->nfirst > 0)
+            rc = evaluate(r, r->first, r->nfirst);
+        if (rc == KT_OK)
+            rc = default_lookup(r);
+    }
     while (rc == KT_OK && !r->opts->start_only && budget_left(r)) {
         size_t n = 0;
         rc = r->strategy->propose(r->strategy_state, buf, batch, &n);
@@ -483,7 +566,9 @@ int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
     if (rc == KT_OK && r.map && kt_archive_map(r.map, &out->map) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     kt_archive_free(r.map);
+    free(r.first);
     out->seconds = kt_now() - r.start;
+    kt_worker_phases_add(r.worker, out->phase_s);
     kt_worker_free(r.worker);
     if (r.strategy_state)
         r.strategy->free(r.strategy_state);

@@ -101,6 +101,11 @@ typedef struct kt_tune_report {
     uint64_t by_status[KT_STATUS_COUNT];  /* this run's outcomes */
     double seconds;
     double compile_wait_s;  /* of which spent waiting for the compiler */
+    double start_s;         /* compiling the reference, starting workers */
+    double measure_s;       /* in the worker's evaluations, messages included */
+    double record_s;        /* storing results */
+    double phase_s[KT_PHASE_COUNT]; /* the worker's evaluations by phase
+                               (measure/worker.h), inside measure_s */
     double flops;           /* per kernel call; NAN without FlopCount */
     char *best_config;      /* NULL when nothing succeeded */
     kt_result best;
