@@ -197,6 +197,7 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
     json_object_object_add(o, "problem", json_object_new_string(r->problem));
     json_object_object_add(o, "device", json_object_new_string(r->device));
     json_object_object_add(o, "space_size", json_object_new_int64((int64_t)r->space_size));
+    json_object_object_add(o, "space_sampled", json_object_new_boolean(r->space_sampled));
     json_object_object_add(o, "measured", json_object_new_int64((int64_t)r->measured));
     json_object_object_add(o, "cached", json_object_new_int64((int64_t)r->cached));
     json_object_object_add(o, "replay", replay ? json_object_new_string(replay) : NULL);
@@ -231,8 +232,9 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
 static void print_text(const kt_spec *spec, const kt_tune_report *r, const char *replay,
                        const char *stopped)
 {
-    printf("%s %s on %s: %llu valid configurations\n", spec->name, r->problem,
-           r->device, (unsigned long long)r->space_size);
+    printf("%s %s on %s: %llu valid configurations%s\n", spec->name, r->problem,
+           r->device, (unsigned long long)r->space_size,
+           r->space_sampled ? ", a uniform sample of a space too large to list" : "");
     if (replay)
         printf("replayed %llu from the recording %s in %.3f s:",
                (unsigned long long)r->measured, replay, r->seconds);

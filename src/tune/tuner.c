@@ -153,6 +153,7 @@ static int setup(run *r)
     if (rc != KT_OK)
         return rc;
     r->rep->space_size = kt_space_size(r->space);
+    r->rep->space_sampled = kt_space_is_sample(r->space);
     if (!(r->rep->problem = kt_strdup(r->prob.key)) ||
         !(r->seen = calloc(r->rep->space_size + 1, 1)))
         return kt_fail(r->diag, KT_ENOMEM, "out of memory");

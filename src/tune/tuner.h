@@ -96,6 +96,8 @@ typedef struct kt_tune_report {
     char device[128];
     char *problem;          /* canonical problem key */
     uint64_t space_size;
+    bool space_sampled;     /* space_size counts a uniform sample of a space
+                               too large to list (random search) */
     uint64_t measured;      /* new measurements this run */
     uint64_t cached;        /* answered from the database */
     uint64_t by_status[KT_STATUS_COUNT];  /* this run's outcomes */

@@ -68,7 +68,12 @@ n=$("$KTUNE" space "$TMP/huge.json" --count)
 timeout 60 "$KTUNE" tune "$TMP/huge.json" --strategy random --budget 4 --db "$TMP/t.db" \
     --json >"$TMP/huge.out" || fail "random on a huge space: $(cat "$TMP/huge.out")"
 [ "$(json_get "$TMP/huge.out" measured)" = 4 ] && grep -q '"ok": 4,' "$TMP/huge.out" &&
-    [ "$(json_get "$TMP/huge.out" space_size)" = 65536 ] || fail "random: $(cat "$TMP/huge.out")"
+    [ "$(json_get "$TMP/huge.out" space_size)" = 65536 ] &&
+    grep -q '"space_sampled": true' "$TMP/huge.out" || fail "random: $(cat "$TMP/huge.out")"
+timeout 60 "$KTUNE" tune "$TMP/huge.json" --strategy random --budget 4 --db "$TMP/t.db" \
+    >"$TMP/huge.txt" || fail "random on a huge space: $(cat "$TMP/huge.txt")"
+grep -q ": 65536 valid configurations, a uniform sample of a space too large to list" \
+    "$TMP/huge.txt" || fail "random, text: $(cat "$TMP/huge.txt")"
 expect_fail 1 "unsplit.json: sampling the space: 1000000 random draws of P0, .* found no valid assignment" \
     timeout 60 "$KTUNE" tune "$TMP/unsplit.json" --db "$TMP/t.db" --strategy random
 pass "random tunes a sample of a space too large to list"
