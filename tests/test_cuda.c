@@ -95,6 +95,24 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     compile_sample("kernels/gemm/gemm-tma-bf16-cuda.json", "M=777,N=1024,K=1000", 1);
 }
 
+/* The Hopper GEMMs share kernels/gemm/hopper.cuh: the spec finds it (its
+ * hash covers it) and NVRTC, given the kernel's directory, compiles them
+ * (the sample above). */
+static void test_hopper_gemms_include_their_header(void)
+{
+    static const char *const specs[] = {
+        "kernels/gemm/gemm-tma-f16-cuda.json",      "kernels/gemm/gemm-tma-bf16-cuda.json",
+        "kernels/gemm/gemm-wgmma-f16-cuda.json",    "kernels/gemm/gemm-wgmma-bf16-cuda.json",
+        "kernels/gemm/gemm-wgmma-ws-f16-cuda.json", "kernels/gemm/gemm-wgmma-ws-bf16-cuda.json"};
+    for (size_t i = 0; i < KT_ARRAY_LEN(specs); i++) {
+        kt_spec *spec;
+        kt_diag d = {{0}};
+        CHECK(kt_spec_load(kt_test_path(specs[i]), NULL, NULL, &spec, &d) == KT_OK);
+        CHECK(spec->kernel_includes && strncmp(spec->kernel_includes, "hopper.cuh\n", 11) == 0);
+        kt_spec_free(spec);
+    }
+}
+
 static void test_broken_kernel_is_a_compile_error(void)
 {
     need_nvrtc();
@@ -208,6 +226,7 @@ static void test_tuning_without_a_device_is_a_clear_error(void)
 
 static const kt_test TESTS[] = {
     KT_T(test_shipped_cuda_kernels_compile_for_sm90),
+    KT_T(test_hopper_gemms_include_their_header),
     KT_T(test_broken_kernel_is_a_compile_error),
     KT_T(test_streamed_builds_arrive_once_each),
     KT_T(test_tuning_without_a_device_is_a_clear_error),

@@ -55,48 +55,7 @@
 #define TY "f16"
 #endif
 
-typedef unsigned short elem;
-
-__device__ __forceinline__ unsigned smem_addr(const void *p)
-{
-    unsigned r;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
-    return r;
-}
-
-__device__ __forceinline__ void cp16(unsigned dst, const void *src, int bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(bytes));
-}
-
-__device__ __forceinline__ void st16(unsigned dst, elem v)
-{
-    asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(dst), "h"(v));
-}
-
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
-}
-
-// Spins until the phase of parity `parity` of the mbarrier has completed.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
-{
-    asm volatile("{\n"
-                 ".reg .pred done;\n"
-                 "WAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT;\n"
-                 "}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
+#include "hopper.cuh"
 
 // One arrival on bar once this thread's earlier cp.async copies have landed.
 __device__ __forceinline__ void cp_arrive(unsigned bar)
@@ -106,69 +65,6 @@ __device__ __forceinline__ void cp_arrive(unsigned bar)
 }
 
 __device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
-// Shared memory written through the generic proxy (cp.async, st.shared)
-// becomes visible to the tensor cores' async proxy.
-__device__ __forceinline__ void fence_async() { asm volatile("fence.proxy.async.shared::cta;\n"); }
-
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n"); }
-
-template <int N> __device__ __forceinline__ void wg_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-// A shared-memory matrix descriptor, 128-byte swizzle: start address,
-// leading and stride byte offsets, all in 16-byte units.
-__device__ __forceinline__ unsigned long long desc(unsigned addr, unsigned lbo, unsigned sbo)
-{
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) |
-           ((unsigned long long)(lbo >> 4) << 16) | ((unsigned long long)(sbo >> 4) << 32) |
-           (1ull << 62);
-}
-
-// Operand lists for the accumulators of one instruction.
-#define R8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), \
-              "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define R32(i) R8(i), R8(i + 8), R8(i + 16), R8(i + 24)
-#define R64(i) R32(i), R32(i + 32)
-#define R128(i) R64(i), R64(i + 64)
-#define S32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20," \
-            "%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-#define S64 S32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48," \
-            "%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-#define S128 S64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80," \
-             "%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98," \
-             "%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113," \
-             "%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
-// d += A B for one m64 x WN x k16 step; A K-major, B MN-major (transposed).
-#define WGMMA(n, regs, ia, ib, outs)                                                    \
-    asm volatile("wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." TY "." TY " {" regs \
-                 "}, %" #ia ", %" #ib ", 1, 1, 1, 0, 1;\n"                              \
-                 : outs                                                                 \
-                 : "l"(da), "l"(db))
-
-__device__ __forceinline__ void wgmma(float *d, unsigned long long da, unsigned long long db)
-{
-#if WN == 64
-    WGMMA(64, S32, 32, 33, R32(0));
-#elif WN == 128
-    WGMMA(128, S64, 64, 65, R64(0));
-#elif WN == 256
-    WGMMA(256, S128, 128, 129, R128(0));
-#else
-#error "WN must be 64, 128 or 256"
-#endif
-}
-
-// Keeps the compiler from moving the accumulators while wgmma owns them.
-__device__ __forceinline__ void pin(float *d)
-{
-#pragma unroll
-    for (int i = 0; i < ACC; i++)
-        asm volatile("" : "+f"(d[i])::"memory");
-}
 
 // One stage: A rows [bm, bm + BM) x k [k0, k0 + 64) and B k rows x
 // columns [bn, bn + BN), into the swizzled layouts above, by the 128
@@ -278,17 +174,6 @@ __device__ __forceinline__ void compute_stage(unsigned sa, unsigned sb, int wg,
                 wgmma(acc[mi][ni], da, db);
             }
         }
-}
-
-__device__ __forceinline__ elem to_elem(float f)
-{
-    unsigned short h;
-#if KT_BF16
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-#else
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-#endif
-    return h;
 }
 
 // The accumulators to C, converted, edges guarded.  Thread t of a

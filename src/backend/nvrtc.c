@@ -3,6 +3,7 @@
  * nvrtc.h for why). */
 #include "backend/nvrtc.h"
 #include "backend/defines.h"
+#include "core/includes.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -66,6 +67,15 @@ static bool define_matters(const kt_spec *s, const char *define)
     return mentions(src, name, len) || mentions(s->kernel_name, name, len);
 }
 
+/* "--include-path=" the directory of the kernel file at path. */
+static char *include_path(const char *path)
+{
+    char *dir = kt_path_dir(path);
+    char *opt = dir ? kt_asprintf("--include-path=%s", dir) : NULL;
+    free(dir);
+    return opt;
+}
+
 /* The options of one compilation: architecture (the device's, unless the
  * spec names one), the configuration's defines (defines.h) that matter,
  * the spec's options.  NULL on allocation failure. */
@@ -74,7 +84,7 @@ static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
     const kt_spec *s = nv->spec;
     size_t ndef;
     char **def = kt_defines_new(s, cfg, true, &ndef);
-    char **o = def ? calloc(2 + ndef + s->ncompiler_options, sizeof *o) : NULL;
+    char **o = def ? calloc(3 + ndef + s->ncompiler_options, sizeof *o) : NULL;
     *n = 0;
     if (!o) {
         kt_defines_free(def, ndef);
@@ -94,6 +104,8 @@ static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
     for (size_t i = 0; i < s->ncompiler_options; i++)
         if (s->compiler_options[i][0])
             o[(*n)++] = kt_strdup(s->compiler_options[i]);
+    if (cfg ? s->kernel_includes : s->ref_includes) /* its own headers, beside it */
+        o[(*n)++] = include_path(cfg ? s->kernel_file : s->ref_file);
     for (size_t i = 0; i < *n; i++)
         if (!o[i]) {
             kt_defines_free(o, *n);
@@ -277,6 +289,9 @@ static void compile_one(const kt_nvrtc *nv, const uint16_t *cfg, kt_build *b)
     h = kt_hash_str(h, src);
     for (size_t i = 0; i < nopts; i++)
         h = kt_hash_str(h, opts[i]);
+    const char *includes = cfg ? s->kernel_includes : s->ref_includes;
+    if (includes) /* the headers' text, not just the include path's name */
+        h = kt_hash_str(h, includes);
     char *path = kt_asprintf("%s/%016llx.ktcubin", nv->cache_dir, (unsigned long long)h);
     if (path && access(path, R_OK) == 0)
         b->status = KT_STATUS_OK; /* cached */

@@ -6,6 +6,7 @@
  * syntax errors carry line and column.  The JSON itself is parsed by json-c.
  */
 #include "core/spec.h"
+#include "core/includes.h"
 #include "core/json_text.h"
 #include "core/pylist.h"
 #include "core/t1schema.h"
@@ -1326,14 +1327,18 @@ static int parse_args(loader *L, json_object *ks)
 
 /* ---------------------------------------------------------------- kernel */
 
+/* A kernel file's text, and for CUDA the local headers it includes
+ * (core/includes.h), which the source hash covers. */
 static int load_source(loader *L, const char *keypath, const char *file,
-                       char **path_out, char **source_out)
+                       char **path_out, char **source_out, char **includes_out)
 {
     kt_spec *s = L->spec;
     *path_out = file[0] == '/' ? kt_strdup(file) : kt_asprintf("%s/%s", s->dir, file);
     if (!*path_out)
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
     int rc = kt_read_file(*path_out, source_out, NULL, L->diag);
+    if (rc == KT_OK && s->language == KT_LANG_CUDA)
+        rc = kt_includes_collect(*path_out, *source_out, includes_out, L->diag);
     if (rc != KT_OK)
         kt_diag_prefix(L->diag, keypath);
     if (rc != KT_OK)
@@ -1457,7 +1462,7 @@ static int parse_reference_kernel(loader *L, json_object *ks)
         return rc;
     if (!(s->ref_name = kt_strdup(name)))
         return kt_fail(L->diag, KT_ENOMEM, "out of memory");
-    return load_source(L, path, file, &s->ref_file, &s->ref_source);
+    return load_source(L, path, file, &s->ref_file, &s->ref_source, &s->ref_includes);
 }
 
 /* GlobalSizeType "OpenCL" counts threads, "CUDA" (the default) blocks. */
@@ -1551,7 +1556,8 @@ static int parse_kernel(loader *L, json_object *root)
     (void)(go_on(L, &rc, get_string(L, ks, kp, "KernelFile", true, &file)) &&
            go_on(L, &rc, !file ? KT_OK
                                : load_source(L, "KernelSpecification.KernelFile", file,
-                                             &s->kernel_file, &s->kernel_source)) &&
+                                             &s->kernel_file, &s->kernel_source,
+                                             &s->kernel_includes)) &&
            go_on(L, &rc, parse_options(L, ks)) &&
            go_on(L, &rc, divs ? parse_grid_divs(L, ks)
                               : parse_grid(L, ks, kp, "GlobalSize", gpu, s->global)) &&
@@ -1702,6 +1708,8 @@ static void compute_hash(kt_spec *s)
     h = kt_hash_str(h, s->kernel_source);
     h = kt_hash_str(h, s->ref_name);
     h = kt_hash_str(h, s->ref_source);
+    if (s->kernel_includes || s->ref_includes) /* else as before headers counted */
+        h = kt_hash_str(kt_hash_str(h, s->kernel_includes), s->ref_includes);
     for (size_t i = 0; i < s->ncompiler_options; i++)
         h = kt_hash_str(h, s->compiler_options[i]);
     for (size_t i = 0; i < s->nconsts; i++) { /* nothing without a BenchmarkConfig */
@@ -1907,6 +1915,8 @@ void kt_spec_free(kt_spec *s)
     free(s->kernel_name);
     free(s->kernel_file);
     free(s->kernel_source);
+    free(s->kernel_includes);
+    free(s->ref_includes);
     free(s->ref_name);
     free(s->ref_file);
     free(s->ref_source);

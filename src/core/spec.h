@@ -167,9 +167,12 @@ typedef struct kt_spec {
     char *kernel_name;
     char *kernel_file;      /* resolved path */
     char *kernel_source;    /* file contents */
+    char *kernel_includes;  /* its local headers' names and text (core/includes.h);
+                               NULL when none */
     char *ref_name;         /* NULL when the default configuration is the reference */
     char *ref_file;
     char *ref_source;
+    char *ref_includes;
     char **compiler_options;
     size_t ncompiler_options;
     kt_expr *global[3];     /* GPU grid; NULL where absent */
