@@ -20,6 +20,7 @@
 #include "core/space.h"
 #include "core/util.h"
 #include "spec_util.h"
+#include "nvrtc_util.h"
 #include "test.h"
 
 /* The defines of the spec's default configuration. */
@@ -225,8 +226,7 @@ static void test_nvrtc_compiles_with_the_defines(void)
 {
     kt_nvrtc_api api;
     kt_diag d = {{0}};
-    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
-        KT_SKIP("%s", d.msg);
+    nvrtc_load_or_skip(&api);
     kt_spec *spec = load_ok("tests/data/benchconfig/scale.json");
     kt_nvrtc nv = {.spec = spec, .api = &api, .arch = "sm_90",
                    .cache_dir = kt_test_tmp(""), .jobs = 1};

@@ -8,19 +8,11 @@
 #include "core/space.h"
 #include "core/util.h"
 #include "tune/tuner.h"
+#include "nvrtc_util.h"
 #include "test.h"
 
 #include <sys/stat.h>
 
-/* Skip the running test where NVRTC cannot be loaded. */
-static void need_nvrtc(void)
-{
-    kt_nvrtc_api api;
-    kt_diag d = {{0}};
-    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
-        KT_SKIP("%s", d.msg);
-    kt_nvrtc_api_unload(&api);
-}
 
 static const char *cache_dir(void)
 {

@@ -25,6 +25,7 @@
 #include "core/util.h"
 #include "tune/tuner.h"
 #include "spec_util.h"
+#include "nvrtc_util.h"
 #include "test.h"
 
 #include <limits.h>
@@ -284,9 +285,7 @@ static void test_compiled_file_header_is_checked(void)
 static void test_shipped_specs_compile_with_nvrtc(void)
 {
     kt_nvrtc_api api;
-    kt_diag d = {{0}};
-    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
-        KT_SKIP("%s", d.msg);
+    nvrtc_load_or_skip(&api);
     for (size_t i = 0; i < KT_ARRAY_LEN(SHIPPED); i++) {
         kt_spec *spec = load(SHIPPED[i].path);
         kt_problem prob;
@@ -319,8 +318,7 @@ static void test_math_h_is_found(void)
 {
     kt_nvrtc_api api;
     kt_diag d = {{0}};
-    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
-        KT_SKIP("%s", d.msg);
+    nvrtc_load_or_skip(&api);
     kt_spec *spec = load("tests/data/t1/bat/FFT/FFT-CAFF.json");
     kt_problem prob;
     kt_space *space; /* 806 billion configurations: not built, the default only */

@@ -10,6 +10,7 @@
 #include "backend/launch.h"
 #include "core/util.h"
 #include "tune/tuner.h"
+#include "nvrtc_util.h"
 #include "test.h"
 
 /* The configurations in the order the run reported them. */
@@ -75,15 +76,6 @@ static void test_a_block_over_the_kernels_own_limit_is_invalid(void)
     CHECK(kt_launch_kernel_threads(0, 1024, &d) == KT_OK); /* unknown */
 }
 
-/* Skip the running test where NVRTC cannot be loaded. */
-static void need_nvrtc(void)
-{
-    kt_nvrtc_api api;
-    kt_diag d = {{0}};
-    if (kt_nvrtc_api_load(&api, &d) != KT_OK)
-        KT_SKIP("%s", d.msg);
-    kt_nvrtc_api_unload(&api);
-}
 
 /* The CUBIN's cache key is the source, the options and NVRTC's version:
  * the problem is not in it, so a configuration compiled for one size is
