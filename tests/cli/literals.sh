@@ -42,10 +42,7 @@ pass "numeric literals are Python's numbers in Values, conditions and sizes"
 # refused SED_EDIT KEY COLUMN MESSAGE: the edited spec has one problem, there.
 refused() {
     sed "$1" "$TMP/lits.json" >"$TMP/bad.json"
-    set +e
-    "$KTUNE" validate "$TMP/bad.json" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-    set -e
+    status_of "$KTUNE" validate "$TMP/bad.json" >"$TMP/out" 2>"$TMP/err"
     [ "$rc" -eq 1 ] || fail "$1: exit $rc, wanted 1"
     grep -qF "$TMP/bad.json: $2: in " "$TMP/out" && grep -qF "\": column $3: $4" "$TMP/out" ||
         fail "$1: $(cat "$TMP/out")"

@@ -17,10 +17,7 @@ cat >"$TMP/bad.json" <<JSON
   "KernelFile": "$KERNEL",
   "Arguments": [{"Type": "quad", "MemoryType": "Vector", "Size": 4}]}}
 JSON
-set +e
-"$KTUNE" validate "$TMP/bad.json" >"$TMP/out" 2>"$TMP/err"
-rc=$?
-set -e
+status_of "$KTUNE" validate "$TMP/bad.json" >"$TMP/out" 2>"$TMP/err"
 [ "$rc" -eq 1 ] || fail "a bad spec: exit $rc, wanted 1"
 grep -q "General.LoggingLevel: \"Loud\" is not one of: Off, Error, Warning, Info, Debug (T1 schema)" "$TMP/out" ||
     fail "schema enum not reported: $(cat "$TMP/out")"
@@ -44,10 +41,7 @@ cat >"$TMP/noname.json" <<JSON
   "LocalSize": {"X": "1", "Y": "1", "Z": "1"},
   "Arguments": [{"Type": "float", "MemoryType": "Vector", "Size": 4}]}}
 JSON
-set +e
-"$KTUNE" validate "$TMP/noname.json" >"$TMP/out" 2>"$TMP/err"
-rc=$?
-set -e
+status_of "$KTUNE" validate "$TMP/noname.json" >"$TMP/out" 2>"$TMP/err"
 [ "$rc" -eq 1 ] || fail "a parameter without a Name beside GridDivX: exit $rc, wanted 1"
 grep -q "TuningParameters\[0\].Name: missing required key" "$TMP/out" ||
     fail "missing Name not reported: $(cat "$TMP/out")"
@@ -64,20 +58,14 @@ pass "a valid spec prints its count"
 
 # Invalid T1 whose space is valid (BAT's MD: FormatVersion "0.0.1", no
 # KernelSpecification): the problems, then the count.
-set +e
-"$KTUNE" validate tests/data/t1/bat/MD/MD-CAFF.json >"$TMP/out" 2>/dev/null
-rc=$?
-set -e
+status_of "$KTUNE" validate tests/data/t1/bat/MD/MD-CAFF.json >"$TMP/out" 2>/dev/null
 [ "$rc" -eq 1 ] || fail "MD: exit $rc"
 grep -q "2 problems; the space is valid and has 60 configurations" "$TMP/out" ||
     fail "MD: $(cat "$TMP/out")"
 pass "problems outside the space still leave its count"
 
 # --json: the same findings as one object.
-set +e
-"$KTUNE" validate "$TMP/bad.json" --json >"$TMP/bad.out" 2>"$TMP/err"
-rc=$?
-set -e
+status_of "$KTUNE" validate "$TMP/bad.json" --json >"$TMP/bad.out" 2>"$TMP/err"
 [ "$rc" -eq 1 ] || fail "--json: exit $rc"
 [ ! -s "$TMP/err" ] || fail "--json wrote to stderr: $(cat "$TMP/err")"
 python3 - "$TMP/bad.out" <<'PY' || fail "--json of a bad spec: $(cat "$TMP/bad.out")"
@@ -98,10 +86,7 @@ pass "--json"
 
 # Unreadable and broken files are one problem each; usage errors exit 2.
 printf '{"ConfigurationSpace": ' >"$TMP/trunc.json"
-set +e
-"$KTUNE" validate "$TMP/trunc.json" >"$TMP/out" 2>&1
-rc=$?
-set -e
+status_of "$KTUNE" validate "$TMP/trunc.json" >"$TMP/out" 2>&1
 [ "$rc" -eq 1 ] && grep -q "trunc.json:1:24: invalid JSON" "$TMP/out" ||
     fail "truncated JSON: $rc $(cat "$TMP/out")"
 expect_fail 2 "expected one SPEC file" "$KTUNE" validate

@@ -8,10 +8,7 @@ KERNEL=$(pwd)/tests/kernels/faulty.c
 # validate FILE: run it; stdout and stderr together in $TMP/all, its exit
 # status in $rc.
 validate() {
-    set +e
-    "$KTUNE" validate "$1" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-    set -e
+    status_of "$KTUNE" validate "$1" >"$TMP/out" 2>"$TMP/err"
     cat "$TMP/out" "$TMP/err" >"$TMP/all"
 }
 
