@@ -21,6 +21,14 @@
 extern "C" {
 #endif
 
+/* KTUNE_API marks what the shared library exports: it is built with
+ * -fvisibility=hidden, so that every name not marked stays inside it. */
+#if defined(__GNUC__)
+#define KTUNE_API __attribute__((visibility("default")))
+#else
+#define KTUNE_API
+#endif
+
 /* --------------------------------------------------------------- version */
 
 /* The release, as MAJOR.MINOR.PATCH; the minor part grows with each change
@@ -29,7 +37,7 @@ extern "C" {
 
 /* The version of the library linked (KTUNE_VERSION of its build): a program
  * can compare it with the header it was compiled against. */
-const char *kt_version(void);
+KTUNE_API const char *kt_version(void);
 
 /* ---------------------------------------------------------------- errors */
 
@@ -60,7 +68,7 @@ enum kt_error {
 };
 
 /* The static message of an error code; never NULL. */
-const char *kt_strerror(int code);
+KTUNE_API const char *kt_strerror(int code);
 
 /* A caller-owned place for the detail of the last failure (one line, no
  * trailing newline).  Functions that take a kt_diag * accept NULL. */
@@ -89,9 +97,9 @@ typedef enum kt_status {
 } kt_status;
 
 /* The database text of a status; "unknown" when out of range. */
-const char *kt_status_name(kt_status s);
+KTUNE_API const char *kt_status_name(kt_status s);
 /* Parse a status text; KT_ENOTFOUND when it names none. */
-int kt_status_parse(const char *text, kt_status *out);
+KTUNE_API int kt_status_parse(const char *text, kt_status *out);
 
 /* One evaluation of one configuration.  Times are per kernel call. */
 typedef struct kt_result {
@@ -117,12 +125,12 @@ typedef struct kt_rng {
     uint64_t s[4];
 } kt_rng;
 
-void kt_rng_seed(kt_rng *rng, uint64_t seed);
-uint64_t kt_rng_next(kt_rng *rng);
+KTUNE_API void kt_rng_seed(kt_rng *rng, uint64_t seed);
+KTUNE_API uint64_t kt_rng_next(kt_rng *rng);
 /* Uniform integer in [0, n); n > 0. */
-uint64_t kt_rng_below(kt_rng *rng, uint64_t n);
+KTUNE_API uint64_t kt_rng_below(kt_rng *rng, uint64_t n);
 /* Uniform double in [0, 1). */
-double kt_rng_unit(kt_rng *rng);
+KTUNE_API double kt_rng_unit(kt_rng *rng);
 
 #ifdef __cplusplus
 }
