@@ -18,7 +18,7 @@ REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
              -fno-sanitize-recover=undefined
 
-LIB_SRC  = $(wildcard src/core/*.c src/store/*.c src/backend/*.c src/ml/*.c \
+LIB_SRC  = $(wildcard src/core/*.c src/store/*.c src/backend/*.c src/ml/*.c src/api/*.c \
                       src/measure/*.c src/search/*.c src/tune/*.c)
 CLI_SRC  = $(wildcard src/cli/*.c)
 TEST_SRC = $(filter-out tests/test_gemm_kernel.c,$(wildcard tests/test_*.c))

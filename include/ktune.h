@@ -1,14 +1,23 @@
 /* ktune.h - the public API of ktune, a learned auto-tuner for compute kernels.
  *
- * Conventions (see docs/ARCHITECTURE.md):
- *   - fallible functions return int: 0 on success or a negative KT_E* code;
- *     results come back through out-parameters;
- *   - the human-readable detail of a failure is written to a caller-owned
- *     kt_diag (message buffer), never printed: the library neither prints
- *     nor exits;
- *   - heap objects come in _new/_free pairs and every _free accepts NULL;
- *   - there is no global mutable state: every handle is independent, and a
- *     handle may be used by one thread at a time.
+ * This header is the whole contract; everything else in libktune is
+ * internal.  Conventions (docs/ARCHITECTURE.md, "The api layer"):
+ *   - names: functions ktune_<object>_<verb>, types ktune_<name>, macros and
+ *     constants KTUNE_*; handles are opaque, made by _open/_load/_new and
+ *     released by _close/_free, which accept NULL;
+ *   - fallible functions return int: 0 on success or a negative KTUNE_E*
+ *     code; results come back through out-parameters;
+ *   - the one-line detail of a failure (file:line:col where there is one)
+ *     is written to a caller-owned ktune_diag (NULL accepted), never
+ *     printed: the library neither prints nor exits; warnings and progress
+ *     go to caller-given callbacks (function pointer + void *user);
+ *   - options come in structs whose first field is `size_t size`, filled
+ *     with their defaults by an _init function, so that fields can be added
+ *     without breaking callers;
+ *   - strings the library returns belong to the handle they came from and
+ *     live until it is freed, unless documented as caller-freed (ktune_free);
+ *   - there is no global mutable state: a handle is used by one thread at a
+ *     time unless its documentation says otherwise.
  */
 #ifndef KTUNE_H
 #define KTUNE_H
@@ -37,12 +46,21 @@ extern "C" {
 
 /* The version of the library linked (KTUNE_VERSION of its build): a program
  * can compare it with the header it was compiled against. */
-KTUNE_API const char *kt_version(void);
+KTUNE_API const char *ktune_version(void);
+
+/* The i-th library (i = 0, 1, ...) that this build of libktune uses, for
+ * reports such as `ktune --version`: *name gets its name ("SQLite",
+ * "json-c", "XGBoost"; a static string) and version (size bytes, NUL
+ * terminated) the version linked at run time.  Returns 0, or
+ * KTUNE_ENOTFOUND past the last library (*name is then NULL).
+ * Thread-safe. */
+KTUNE_API int ktune_dependency(size_t i, const char **name, char *version,
+                               size_t size);
 
 /* ---------------------------------------------------------------- errors */
 
 /* X(name, value, message): the one list of error codes. */
-#define KT_ERRORS(X)                                                          \
+#define KTUNE_ERRORS(X)                                                          \
     X(OK, 0, "success")                                                       \
     X(ENOMEM, -1, "out of memory")                                            \
     X(EINVAL, -2, "invalid argument")                                         \
@@ -61,26 +79,26 @@ KTUNE_API const char *kt_version(void);
     X(EFORMAT, -15, "unsupported or corrupt file format")                   \
     X(ECANCELED, -16, "stopped on request")
 
-enum kt_error {
-#define KT_ERROR_ENUM(name, value, msg) KT_##name = (value),
-    KT_ERRORS(KT_ERROR_ENUM)
-#undef KT_ERROR_ENUM
+enum ktune_error {
+#define KTUNE_ERROR_ENUM(name, value, msg) KTUNE_##name = (value),
+    KTUNE_ERRORS(KTUNE_ERROR_ENUM)
+#undef KTUNE_ERROR_ENUM
 };
 
 /* The static message of an error code; never NULL. */
-KTUNE_API const char *kt_strerror(int code);
+KTUNE_API const char *ktune_strerror(int code);
 
 /* A caller-owned place for the detail of the last failure (one line, no
- * trailing newline).  Functions that take a kt_diag * accept NULL. */
-typedef struct kt_diag {
+ * trailing newline).  Functions that take a ktune_diag * accept NULL. */
+typedef struct ktune_diag {
     char msg[512];
-} kt_diag;
+} ktune_diag;
 
 /* ------------------------------------------------------------ results */
 
 /* X(name, text): how one configuration's evaluation ended.  The text is
  * what the results database and the exports store. */
-#define KT_STATUSES(X)                                                        \
+#define KTUNE_STATUSES(X)                                                        \
     X(OK, "ok")                       /* verified and timed */                \
     X(COMPILE_ERROR, "compile_error") /* the compiler rejected it */          \
     X(CRASH, "crash")                 /* the worker died on a signal */       \
@@ -89,21 +107,21 @@ typedef struct kt_diag {
     X(RUNTIME_ERROR, "runtime_error") /* it failed to load or launch */       \
     X(INVALID, "invalid")             /* exceeds the device's resources */
 
-typedef enum kt_status {
-#define KT_STATUS_ENUM(name, text) KT_STATUS_##name,
-    KT_STATUSES(KT_STATUS_ENUM)
-#undef KT_STATUS_ENUM
-    KT_STATUS_COUNT
-} kt_status;
+typedef enum ktune_status {
+#define KTUNE_STATUS_ENUM(name, text) KTUNE_STATUS_##name,
+    KTUNE_STATUSES(KTUNE_STATUS_ENUM)
+#undef KTUNE_STATUS_ENUM
+    KTUNE_STATUS_COUNT
+} ktune_status;
 
 /* The database text of a status; "unknown" when out of range. */
-KTUNE_API const char *kt_status_name(kt_status s);
-/* Parse a status text; KT_ENOTFOUND when it names none. */
-KTUNE_API int kt_status_parse(const char *text, kt_status *out);
+KTUNE_API const char *ktune_status_name(ktune_status s);
+/* Parse a status text into *out; KTUNE_ENOTFOUND when it names none. */
+KTUNE_API int ktune_status_parse(const char *text, ktune_status *out);
 
 /* One evaluation of one configuration.  Times are per kernel call. */
-typedef struct kt_result {
-    kt_status status;
+typedef struct ktune_result {
+    ktune_status status;
     int signal;          /* CRASH: the signal number; else 0 */
     char detail[256];    /* why it failed (compiler output excerpt, ...); OK: why
                           * energy_j is unknown, empty when it is known */
@@ -116,21 +134,7 @@ typedef struct kt_result {
     double power_w;      /* average power while timing; NAN when unknown */
     double sm_clock_mhz; /* GPU: mean SM clock while timing; 0 when unknown */
     double max_error;    /* largest error against the reference */
-} kt_result;
-
-/* ------------------------------------------------------------------ rng */
-
-/* Deterministic pseudo-random numbers (xoshiro256**), seeded explicitly. */
-typedef struct kt_rng {
-    uint64_t s[4];
-} kt_rng;
-
-KTUNE_API void kt_rng_seed(kt_rng *rng, uint64_t seed);
-KTUNE_API uint64_t kt_rng_next(kt_rng *rng);
-/* Uniform integer in [0, n); n > 0. */
-KTUNE_API uint64_t kt_rng_below(kt_rng *rng, uint64_t n);
-/* Uniform double in [0, 1). */
-KTUNE_API double kt_rng_unit(kt_rng *rng);
+} ktune_result;
 
 #ifdef __cplusplus
 }

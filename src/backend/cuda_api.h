@@ -5,7 +5,7 @@
 #ifndef KT_CUDA_API_H
 #define KT_CUDA_API_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 typedef int CUresult;          /* 0: CUDA_SUCCESS */
 enum { KT_CUDA_ERROR_NOT_FOUND = 500 };

@@ -236,7 +236,8 @@ void cli_json_print(json_object *doc)
     json_object_put(doc);
 }
 
-/* ktune --version [--json] */
+/* ktune --version [--json]: ktune's version, then the libraries' it runs
+ * with (a bug report wants both). */
 static int version(int argc, char **argv)
 {
     bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
@@ -245,13 +246,23 @@ static int version(int argc, char **argv)
                 "hint: see 'ktune --help'\n", argv[2]);
         return CLI_USAGE;
     }
-    if (!json) {
-        printf("ktune %s\n", kt_version());
-        return CLI_OK;
+    json_object *o = json ? json_object_new_object() : NULL;
+    json_object *libs = json ? json_object_new_object() : NULL;
+    if (json)
+        json_object_object_add(o, "version", json_object_new_string(ktune_version()));
+    else
+        printf("ktune %s\n", ktune_version());
+    const char *name;
+    char v[64];
+    for (size_t i = 0; ktune_dependency(i, &name, v, sizeof v) == KTUNE_OK; i++)
+        if (json)
+            json_object_object_add(libs, name, json_object_new_string(v));
+        else
+            printf("%s %s\n", name, v);
+    if (json) {
+        json_object_object_add(o, "libraries", libs);
+        cli_json_print(o);
     }
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "version", json_object_new_string(kt_version()));
-    cli_json_print(o);
     return CLI_OK;
 }
 

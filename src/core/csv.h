@@ -10,7 +10,7 @@
 #ifndef KT_CSV_H
 #define KT_CSV_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 /* One record: its n fields (NUL-terminated, modifiable until the call
  * returns) and the line it starts on.  Return 0 to go on; anything else

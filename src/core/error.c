@@ -1,7 +1,5 @@
 /* error.c - messages of the KT_ERRORS codes. */
-#include "ktune.h"
-
-const char *kt_version(void) { return KTUNE_VERSION; }
+#include "core/base.h"
 
 const char *kt_strerror(int code)
 {

@@ -39,7 +39,7 @@
 #ifndef KT_EXPR_H
 #define KT_EXPR_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 typedef struct kt_expr kt_expr;
 

@@ -15,7 +15,7 @@
 #ifndef KT_PYLIST_H
 #define KT_PYLIST_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 #include <stdbool.h>
 #include <stddef.h>

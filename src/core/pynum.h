@@ -8,7 +8,7 @@
 #ifndef KT_PYNUM_H
 #define KT_PYNUM_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* rng.c - xoshiro256** seeded through splitmix64: fast, deterministic for
  * a seed, and state held by the caller (no global generator). */
-#include "ktune.h"
+#include "core/base.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

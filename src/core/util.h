@@ -3,7 +3,7 @@
 #ifndef KT_UTIL_H
 #define KT_UTIL_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 #include <stdarg.h>
 

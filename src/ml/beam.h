@@ -11,7 +11,7 @@
 #ifndef KT_BEAM_H
 #define KT_BEAM_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 /* Log-probabilities of the vocab_n[pos] tokens at position pos after each
  * of n prefixes, all scored in one call so that a model can batch them:

@@ -29,7 +29,7 @@
 #ifndef KT_NN_H
 #define KT_NN_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 #include <math.h>
 

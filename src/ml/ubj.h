@@ -16,7 +16,7 @@
 #ifndef KT_UBJ_H
 #define KT_UBJ_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 #include <stdint.h>
 

@@ -17,7 +17,7 @@
 #ifndef KT_XGB_H
 #define KT_XGB_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 typedef struct kt_xgb kt_xgb;
 

@@ -12,7 +12,7 @@
 #ifndef KT_DB_H
 #define KT_DB_H
 
-#include "ktune.h"
+#include "core/base.h"
 
 typedef struct kt_db kt_db;
 

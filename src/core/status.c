@@ -1,5 +1,6 @@
-/* status.c - names of evaluation outcomes, from the KT_STATUSES list. */
-#include "ktune.h"
+/* status.c - names of evaluation outcomes, from the KT_STATUSES list (public:
+ * the core layer owns them, so that every layer may use them). */
+#include "core/base.h"
 
 #include <string.h>
 
