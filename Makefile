@@ -1,48 +1,76 @@
-# ktune - build, test and demo.
+# ktune - build, test, install and demo.
 #
-#   make demo    install missing Debian packages, build, tune the CPU SGEMM
-#   make check   install missing packages, build, run every test (also
-#                under AddressSanitizer and UndefinedBehaviorSanitizer)
-#   make         build build/ktune
-#   make bench   the benchmarks under bench/
+#   make deps     install the Debian packages ktune needs that are missing
+#   make demo     build, tune the CPU SGEMM        (README: make deps demo)
+#   make check    build, run every test (also under AddressSanitizer and
+#                 UndefinedBehaviorSanitizer)    (README: make deps check)
+#   make          build/ktune, build/ktune-worker, libktune.{a,so}, ktune.1
+#   make install  into $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
+#   make bench    the benchmarks under bench/
+#
+# CPPFLAGS, CFLAGS and LDFLAGS from the command line or the environment come
+# after the project's own flags, so they win.  WERROR=1 (what CI sets) turns
+# warnings into errors; a user's build with a newer compiler only warns.
 
 CC      ?= cc
 BUILD   ?= build
+WERROR  ?= 0
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 include libs.mk
-CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Isrc $(JSON_CFLAGS) \
-                $(HDF5_CFLAGS)
+KT_WARN     = -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
+KT_CPPFLAGS = -D_GNU_SOURCE -Iinclude -Isrc $(JSON_CFLAGS) $(HDF5_CFLAGS)
+KT_CFLAGS   = -std=c11 $(KT_WARN)
+# Each object and test program writes its header dependencies to a .d file
+# beside it (-MP: a deleted header is no error).
+DEPFLAGS    = -MMD -MP
 
 # Two flavours of the same sources: release, and sanitised for the tests.
 REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
              -fno-sanitize-recover=undefined
+# The release objects of the library go into both libktune.a and
+# libktune.so: position-independent, and hidden unless include/ktune.h marks
+# a declaration KTUNE_API, so the shared library exports the contract alone
+# (tests/pkg/exports.sh checks it).
+LIB_PIC    = -fPIC -fvisibility=hidden
+CC_REL     = $(CC) $(KT_CPPFLAGS) $(KT_CFLAGS) $(REL_FLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS)
+CC_ASAN    = $(CC) $(KT_CPPFLAGS) $(KT_CFLAGS) $(ASAN_FLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS)
+LD_REL     = $(CC) $(REL_FLAGS) $(CFLAGS) $(LDFLAGS)
+LD_ASAN    = $(CC) $(ASAN_FLAGS) $(CFLAGS) $(LDFLAGS)
 
 LIB_SRC  = $(wildcard src/core/*.c src/store/*.c src/backend/*.c src/ml/*.c src/api/*.c \
                       src/measure/*.c src/search/*.c src/tune/*.c)
 CLI_SRC  = $(wildcard src/cli/*.c)
 TEST_SRC = $(filter-out tests/test_gemm_kernel.c,$(wildcard tests/test_*.c))
-HEADERS  = $(wildcard include/*.h src/*/*.h tests/*.h)
 
 REL_OBJ  = $(LIB_SRC:%.c=$(BUILD)/rel/%.o)
 ASAN_OBJ = $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/rel/%.o)
 REL_TESTS  = $(TEST_SRC:tests/%.c=$(BUILD)/rel/tests/%)
 ASAN_TESTS = $(TEST_SRC:tests/%.c=$(BUILD)/asan/tests/%)
 
-.PHONY: all deps demo check test test-asan test-cli bench bundle clean
+# The version comes from include/ktune.h; the shared library's soname
+# carries its major part (a new major: an incompatible ABI).
+VERSION := $(shell sed -n 's/^[#]define KTUNE_VERSION "\(.*\)"/\1/p' include/ktune.h)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
+SONAME   = libktune.so.$(MAJOR)
+SHLIB    = $(BUILD)/rel/libktune.so.$(VERSION)
 
-all: $(BUILD)/ktune $(BUILD)/ktune-worker
+.PHONY: all deps demo check test test-asan test-cli test-pkg bench bundle clean
+
+all: $(BUILD)/ktune $(BUILD)/ktune-worker $(BUILD)/rel/libktune.a $(SHLIB)
 
 deps:
 	@./scripts/install-deps.sh
 
-$(BUILD)/rel/%.o: %.c $(HEADERS)
+$(REL_OBJ): LIB_FLAGS = $(LIB_PIC)
+$(BUILD)/rel/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(REL_FLAGS) -c $< -o $@
+	$(CC_REL) $(LIB_FLAGS) -c $< -o $@
 
-$(BUILD)/asan/%.o: %.c $(HEADERS)
+$(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) -c $< -o $@
+	$(CC_ASAN) -c $< -o $@
 
 $(BUILD)/rel/libktune.a: $(REL_OBJ)
 	ar rcs $@ $^
@@ -50,26 +78,38 @@ $(BUILD)/rel/libktune.a: $(REL_OBJ)
 $(BUILD)/asan/libktune.a: $(ASAN_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/ktune: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a
-	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
+# libktune.so.MAJOR.MINOR.PATCH, with the links libktune.so.MAJOR (the
+# soname, what programs load) and libktune.so (what -lktune finds).
+# -z defs: a library missing from LIBS is a link error here, not in the
+# program of whoever links it.
+$(SHLIB): $(REL_OBJ)
+	$(LD_REL) -shared -Wl,-soname,$(SONAME) -Wl,-z,defs -o $@ $^ $(LIBS)
+	ln -sf $(notdir $@) $(BUILD)/rel/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/rel/libktune.so
+
+# The command-line program and the worker link the archive: they run from
+# the build folder and the GPU bundle without a library path, and the
+# worker starts faster without relocating a shared library per start.
+$(BUILD)/ktune: $(CLI_OBJ) $(BUILD)/rel/libktune.a
+	$(LD_REL) -o $@ $^ $(LIBS)
 
 $(BUILD)/asan/ktune: $(CLI_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/libktune.a
-	$(CC) $(ASAN_FLAGS) -o $@ $^ $(LIBS)
+	$(LD_ASAN) -o $@ $^ $(LIBS)
 
 # The measurement worker program, started by the tuner beside it.
 $(BUILD)/ktune-worker: $(BUILD)/rel/src/worker/main.o $(BUILD)/rel/libktune.a
-	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
+	$(LD_REL) -o $@ $^ $(LIBS)
 
 $(BUILD)/asan/ktune-worker: $(BUILD)/asan/src/worker/main.o $(BUILD)/asan/libktune.a
-	$(CC) $(ASAN_FLAGS) -o $@ $^ $(LIBS)
+	$(LD_ASAN) -o $@ $^ $(LIBS)
 
-$(BUILD)/rel/tests/%: tests/%.c $(BUILD)/rel/libktune.a $(HEADERS)
+$(BUILD)/rel/tests/%: tests/%.c $(BUILD)/rel/libktune.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(REL_FLAGS) -o $@ $< $(BUILD)/rel/libktune.a $(LIBS)
+	$(CC_REL) $(LDFLAGS) -o $@ $< $(BUILD)/rel/libktune.a $(LIBS)
 
-$(BUILD)/asan/tests/%: tests/%.c $(BUILD)/asan/libktune.a $(HEADERS)
+$(BUILD)/asan/tests/%: tests/%.c $(BUILD)/asan/libktune.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(ASAN_FLAGS) -o $@ $< $(BUILD)/asan/libktune.a $(LIBS)
+	$(CC_ASAN) $(LDFLAGS) -o $@ $< $(BUILD)/asan/libktune.a $(LIBS)
 
 # The SGEMM kernel is checked against its reference once per configuration
 # listed in the test's "// CONFIG:" lines.
@@ -78,7 +118,7 @@ $(BUILD)/gemm-kernel.stamp: tests/test_gemm_kernel.c kernels/gemm/gemm.c kernels
 	@set -e; n=0; grep '^// CONFIG:' tests/test_gemm_kernel.c | sed 's|^// CONFIG:||' | \
 	while read -r defs; do n=$$((n+1)); \
 	  echo "gemm kernel with $$defs"; \
-	  $(CC) -std=gnu11 -D_GNU_SOURCE -O2 -march=native -fopenmp -Wall -Wextra -Werror -Iinclude \
+	  $(CC) -std=gnu11 -D_GNU_SOURCE -O2 -march=native -fopenmp $(KT_WARN) -Iinclude \
 	    $$defs -o $(BUILD)/gemm-kernel/t$$n tests/test_gemm_kernel.c -lm; \
 	  KT_TEST_SRCDIR=. $(BUILD)/gemm-kernel/t$$n; done
 	@touch $@
@@ -104,17 +144,24 @@ test-cli: $(BUILD)/ktune $(BUILD)/ktune-worker $(BUILD)/asan/ktune $(BUILD)/asan
 	@set -e; echo "== tests/cli/errors.sh under sanitizers"; \
 	  KTUNE=$(BUILD)/asan/ktune $(TEST_ENV) sh tests/cli/errors.sh
 
-check: deps
-	@$(MAKE) --no-print-directory test test-asan test-cli $(BUILD)/gemm-kernel.stamp
+# The packaging: what the shared library exports, `make install` into a
+# temporary DESTDIR and a program built against it through pkg-config.
+test-pkg: all
+	@set -e; for t in tests/pkg/*.sh; do echo "== $$t"; \
+	  KTUNE=$(BUILD)/ktune BUILD=$(BUILD) MAKE="$(MAKE)" sh $$t; done
+
+# Installs no package: the README's `make deps check` does (`make deps`).
+check:
+	@$(MAKE) --no-print-directory test test-asan test-cli test-pkg $(BUILD)/gemm-kernel.stamp
 	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=5
 	@echo "check: all tests passed"
 
-demo: deps
+demo:
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/ktune tune kernels/gemm/gemm-c.json --problem M=1024,N=1024,K=1024 \
 	  --strategy random --budget 40 --db ktune.db
 
-bench: deps $(BUILD)/rel/libktune.a
+bench: $(BUILD)/rel/libktune.a
 	@$(MAKE) --no-print-directory -f bench/bench.mk
 
 # A relocatable folder for the GPU machine (Ubuntu, no package manager):
@@ -124,11 +171,11 @@ bench: deps $(BUILD)/rel/libktune.a
 # searched for libxgboost's own dependency on libdmlc.
 BUNDLE_LIBS = libjson-c.so.5 libsvm.so.3 libxgboost.so.0 libdmlc.so.0
 BUNDLE_LDFLAGS = -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/lib'
-bundle: $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/src/worker/main.o $(BUILD)/rel/libktune.a
+bundle: $(CLI_OBJ) $(BUILD)/rel/src/worker/main.o $(BUILD)/rel/libktune.a
 	@mkdir -p $(BUILD)/bundle/lib
-	$(CC) $(REL_FLAGS) $(BUNDLE_LDFLAGS) -o $(BUILD)/bundle/ktune \
-	  $(CLI_SRC:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/libktune.a $(LIBS)
-	$(CC) $(REL_FLAGS) $(BUNDLE_LDFLAGS) -o $(BUILD)/bundle/ktune-worker \
+	$(LD_REL) $(BUNDLE_LDFLAGS) -o $(BUILD)/bundle/ktune \
+	  $(CLI_OBJ) $(BUILD)/rel/libktune.a $(LIBS)
+	$(LD_REL) $(BUNDLE_LDFLAGS) -o $(BUILD)/bundle/ktune-worker \
 	  $(BUILD)/rel/src/worker/main.o $(BUILD)/rel/libktune.a $(LIBS)
 	@for l in $(BUNDLE_LIBS); do \
 	  cp -L "$$(ldconfig -p | awk -v l=$$l '$$1 == l { print $$NF; exit }')" $(BUILD)/bundle/lib/; done
@@ -151,18 +198,19 @@ FUZZ_SRC   = $(wildcard fuzz/fuzz_*.c)
 FUZZ_BIN   = $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_OBJ   = $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
 
-$(BUILD)/fuzz/%.o: %.c $(HEADERS)
+$(BUILD)/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(KT_CPPFLAGS) $(KT_CFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+	  -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(BUILD)/fuzz/libktune.a: $(FUZZ_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(BUILD)/fuzz/libktune.a $(HEADERS)
-	$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-	  $(BUILD)/fuzz/libktune.a $(LIBS)
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(BUILD)/fuzz/libktune.a
+	$(FUZZ_CC) $(KT_CPPFLAGS) $(KT_CFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+	  $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libktune.a $(LIBS)
 
-fuzz: deps
+fuzz:
 	@$(MAKE) --no-print-directory fuzz-run
 
 fuzz-run: $(FUZZ_BIN)
@@ -182,3 +230,8 @@ fuzz-run: $(FUZZ_BIN)
 
 clean:
 	rm -rf $(BUILD)
+
+# What each object and program was built from (the -MMD files).
+-include $(wildcard $(REL_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
+  $(CLI_OBJ:.o=.d) $(CLI_SRC:%.c=$(BUILD)/asan/%.d) $(BUILD)/rel/src/worker/main.d \
+  $(BUILD)/asan/src/worker/main.d $(REL_TESTS:=.d) $(ASAN_TESTS:=.d) $(FUZZ_BIN:=.d))

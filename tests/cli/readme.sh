@@ -1,6 +1,6 @@
 # readme.sh - every ```sh example of README.md runs as written, in order, on
 # a fresh checkout: the blocks are joined into one script (build/ktune
-# replaced by $KTUNE; the set-up commands `make demo` and `make check`
+# replaced by $KTUNE; the set-up commands `make deps demo` and `make deps check`
 # left out) and run with `set -e` in an empty folder that sees the
 # repository's kernels/, data/ and bench/ through links, so what the
 # examples write (databases, models, exports, the compile cache) stays in
@@ -14,7 +14,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 case $KTUNE in /*) BIN=$KTUNE ;; *) BIN=$ROOT/$KTUNE ;; esac
 
 # The sh blocks, in order, without the set-up commands.
-awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on && !/^make (demo|check)/' \
+awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on && !/^make /' \
     "$ROOT/README.md" | sed "s|build/ktune|\"\$KTUNE\"|g" >"$TMP/examples.sh"
 [ "$(grep -c KTUNE "$TMP/examples.sh")" -ge 10 ] ||
     fail "found too few README examples: $(cat "$TMP/examples.sh")"
