@@ -7,9 +7,10 @@ CFLAGS_B = -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-
            -Iinclude -Isrc $(shell pkg-config --cflags json-c) $(CPPFLAGS) $(CFLAGS) -MMD -MP
 
 .PHONY: all
-all: $(BUILD)/bench/bench_space $(BUILD)/bench/bench_expr
+all: $(BUILD)/bench/bench_space $(BUILD)/bench/bench_expr $(BUILD)/bench/bench_select
 	$(BUILD)/bench/bench_expr
 	$(BUILD)/bench/bench_space
+	$(BUILD)/bench/bench_select
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/rel/libktune.a
 	@mkdir -p $(dir $@)

@@ -53,7 +53,8 @@ static const char SCHEMA[] =
 /* The statements this file prepares once per handle. */
 enum {
     ST_DEVICE_GET, ST_DEVICE_PUT, ST_KERNEL_GET, ST_KERNEL_PUT, ST_PROBLEM_GET,
-    ST_PROBLEM_PUT, ST_LOOKUP, ST_RECORD, ST_REMEASURE, ST_COUNT, ST_SAMPLE, ST_N
+    ST_PROBLEM_PUT, ST_LOOKUP, ST_RECORD, ST_REMEASURE, ST_COUNT, ST_SAMPLE,
+    ST_DATA_VERSION, ST_N
 };
 
 static const char *const SQL[ST_N] = {
@@ -90,6 +91,7 @@ static const char *const SQL[ST_N] = {
     [ST_COUNT] = "SELECT count(*) FROM measurement WHERE device_id = ?1 AND problem_id = ?2",
     [ST_SAMPLE] = ("SELECT p.key, m.config FROM problem p JOIN measurement m"
                    " ON m.problem_id = p.id WHERE p.kernel_id = ?1 LIMIT 1"),
+    [ST_DATA_VERSION] = "PRAGMA data_version",
 };
 
 struct kt_db {
@@ -497,6 +499,15 @@ void kt_db_rollback(kt_db *db) { exec(db, "ROLLBACK", NULL); }
 
 int64_t kt_db_changes(kt_db *db) { return sqlite3_total_changes64(db->conn); }
 
+int kt_db_data_version(kt_db *db, int64_t *out, kt_diag *diag)
+{
+    sqlite3_stmt *st = db->st[ST_DATA_VERSION];
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? KT_OK : db_error(db, diag, "cannot read data_version");
+}
+
 int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n, kt_diag *diag)
 {
     sqlite3_stmt *st = db->st[ST_COUNT];
@@ -586,7 +597,8 @@ int kt_db_key_check(const char *key, kt_diag *diag)
     " FROM measurement m JOIN device d ON d.id = m.device_id"                \
     " JOIN problem p ON p.id = m.problem_id JOIN kernel k ON k.id = p.kernel_id" \
     " WHERE (?1 IS NULL OR k.name = ?1) AND (?2 IS NULL OR p.key = ?2)"      \
-    " AND (?3 IS NULL OR d.name = ?3) AND (?4 = 0 OR m.status = 'ok')"
+    " AND (?3 IS NULL OR d.name = ?3 OR d.fingerprint = ?3)"                 \
+    " AND (?4 = 0 OR m.status = 'ok')"
 
 static int query_rows(kt_db *db, const char *sql, const kt_db_filter *f,
                       kt_db_row_fn fn, void *user, kt_diag *diag)
@@ -635,5 +647,21 @@ int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
     return query_rows(db,
                       "SELECT " ROW_COLUMNS ", min(m.time_ms)" ROW_FROM
                       " AND m.status = 'ok' GROUP BY d.id, p.id ORDER BY k.name, p.key, d.name",
+                      f, fn, user, diag);
+}
+
+int kt_db_best_unsorted(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+                        kt_diag *diag)
+{
+    /* From the kernel's problems to their rows: no sort.  Only ok rows, as
+     * kt_db_best (f->ok_only, ?4, is implied and left unused). */
+    return query_rows(db,
+                      "SELECT " ROW_COLUMNS ", min(m.time_ms) FROM kernel k"
+                      " JOIN problem p ON p.kernel_id = k.id"
+                      " JOIN measurement m ON m.problem_id = p.id"
+                      " JOIN device d ON d.id = m.device_id"
+                      " WHERE (?1 IS NULL OR k.name = ?1) AND (?2 IS NULL OR p.key = ?2)"
+                      " AND (?3 IS NULL OR d.name = ?3 OR d.fingerprint = ?3)"
+                      " AND m.status = 'ok' GROUP BY d.id, p.id",
                       f, fn, user, diag);
 }

@@ -42,7 +42,7 @@ typedef int (*kt_db_row_fn)(void *user, const kt_db_row *row);
 typedef struct kt_db_filter {
     const char *kernel;
     const char *problem;
-    const char *device;
+    const char *device;     /* a device's name or its fingerprint */
     bool ok_only;           /* status ok only */
 } kt_db_filter;
 
@@ -111,6 +111,11 @@ int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
 int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
                kt_diag *diag);
 
+/* kt_db_best in no particular order, and quicker for one kernel (f->kernel
+ * set): what an index of each problem's winner reads (api/select_index.h). */
+int kt_db_best_unsorted(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+                        kt_diag *diag);
+
 /* Group many writes into one transaction (bulk imports); kt_db_record
  * inside it commits nothing until kt_db_commit. */
 int kt_db_begin(kt_db *db, kt_diag *diag);
@@ -119,6 +124,11 @@ void kt_db_rollback(kt_db *db);
 
 /* Rows inserted, updated or deleted since the database was opened. */
 int64_t kt_db_changes(kt_db *db);
+
+/* SQLite's data_version of this handle's connection: it changes whenever
+ * another connection (another handle, another process) commits to the
+ * file, so a reader can tell cheaply whether what it read is stale. */
+int kt_db_data_version(kt_db *db, int64_t *out, kt_diag *diag);
 
 /* Number of measurements stored for (device, problem). */
 int kt_db_count(kt_db *db, int64_t device, int64_t problem, int64_t *n,
