@@ -1,0 +1,119 @@
+/* online.h - online tuning: the application runs its kernel through ktune,
+ * and ktune explores while the application works.
+ *
+ * Per problem, a list of candidate configurations (the database's best for
+ * this problem, the spec's default, the caller's seeds, a model's top k,
+ * the winners of the nearest problems the database holds, random
+ * valid ones) is compiled and verified by one background thread, while the
+ * caller's thread runs whichever is ready on the application's own buffers,
+ * in-process, and times it.  A policy (a table, online.c) chooses which
+ * candidate explores; a call explores only while the exploration bounds
+ * allow it (a share of the calls, and extra time over the best known
+ * relative to all calls' time), and otherwise serves the best known.
+ *
+ * Verification: a new configuration serves only after it was run once in
+ * the isolated worker on the spec's own generated data and its outputs
+ * matched the reference (KT_ONLINE_VERIFY_WORKER, the default): a wrong or
+ * crashing candidate is dropped there and never runs in the application.
+ * The first candidate (the database's best, else the spec's default) serves
+ * from the first call, while its own verification runs: nothing else is
+ * compiled yet.  With KT_ONLINE_VERIFY_NONE candidates serve once built: a
+ * crashing one crashes the application (it runs in-process).
+ *
+ * The database: each candidate's production time (median of its calls) is
+ * stored once, when the policy drops it, when it wins, or at close, in the
+ * same tables as `ktune tune` with its detail starting "online:"; failures
+ * are stored as they are found.  Only the background thread uses the
+ * database and the worker.
+ */
+#ifndef KT_ONLINE_H
+#define KT_ONLINE_H
+
+#include "measure/worker.h"
+#include "ml/model.h"
+
+typedef enum kt_online_verify {
+    KT_ONLINE_VERIFY_WORKER, /* once in the isolated worker before serving */
+    KT_ONLINE_VERIFY_NONE    /* serve once built (trust the kernel) */
+} kt_online_verify;
+
+typedef struct kt_online_opts {
+    const char *db_path;      /* NULL: nothing read or stored */
+    kt_backend_opts backend;
+    kt_measure_opts measure;  /* the worker verification's */
+    const char *policy;       /* NULL: KT_ONLINE_POLICY_DEFAULT */
+    double explore_share;     /* at most this share of calls explore (0..1] */
+    double explore_overhead;  /* and exploring costs at most this much time
+                                 over the best known, relative to all calls'
+                                 time; <= 0: no time bound */
+    double drop_factor;       /* a candidate slower than this times the best
+                                 (medians of >= 2 calls) is dropped */
+    size_t candidates;        /* at most this many per problem */
+    const uint16_t *seeds;    /* nseeds configurations (value indices in
+                                 spec order) explored first, e.g. a model's
+                                 top k; invalid ones skipped */
+    size_t nseeds;
+    const kt_model *model;    /* NULL, or a model of the kernel whose
+                                 model_k most likely configurations for each
+                                 problem are candidates (after the seeds);
+                                 used by the background thread only */
+    size_t model_k;
+    size_t warm;              /* nearest problems' winners taken */
+    uint64_t seed;            /* random candidates */
+    kt_online_verify verify;
+} kt_online_opts;
+
+#define KT_ONLINE_POLICY_DEFAULT "halving"
+
+kt_online_opts kt_online_defaults(void);
+
+/* What one call did. */
+typedef struct kt_online_call {
+    const char *config;       /* the configuration that served (key; owned
+                                 by the handle, valid until it is closed) */
+    double time_ms;
+    bool explored;            /* it was not the best known */
+} kt_online_call;
+
+/* Where one problem stands. */
+typedef struct kt_online_info {
+    uint64_t calls;           /* served so far */
+    uint64_t explored;        /* of which exploring */
+    double time_ms;           /* all calls' time */
+    double extra_ms;          /* exploring calls' time over the best known */
+    size_t candidates;        /* listed */
+    size_t live;              /* still in the race (built or not) */
+    size_t failed;            /* failed to build or verify */
+    bool converged;           /* the policy explores no more */
+    const char *best;         /* the configuration that serves (NULL before
+                                 the first call); owned by the handle */
+    double best_ms;           /* its median time */
+} kt_online_info;
+
+typedef struct kt_online kt_online;
+
+/* Open online tuning of spec (which must outlive the handle and stay at
+ * spec->path: the worker loads it again).  C kernels only for now
+ * (KT_EBACKEND otherwise).  Starts the background thread. */
+int kt_online_open(const kt_spec *spec, const kt_online_opts *opts, kt_online **out,
+                   kt_diag *diag);
+/* Stop the background thread, store what was not stored, unload. */
+void kt_online_close(kt_online *on);
+
+/* Run the kernel once for prob on args (the CUDA driver convention:
+ * args[i] points to argument i's value: a scalar's bytes, or the pointer
+ * variable of a buffer), with the configuration the policy chooses.  The
+ * first call of a problem waits until its first candidate is built.
+ * call may be NULL.  One thread at a time. */
+int kt_online_run(kt_online *on, const kt_problem *prob, void **args,
+                  kt_online_call *call, kt_diag *diag);
+
+/* Where prob stands (KT_ENOTFOUND before its first call). */
+int kt_online_info_get(kt_online *on, const kt_problem *prob, kt_online_info *out,
+                       kt_diag *diag);
+
+/* Wait until every candidate listed so far is built (or failed), for
+ * tests and for a caller that prefers to pay compilation up front. */
+void kt_online_wait(kt_online *on);
+
+#endif /* KT_ONLINE_H */
