@@ -56,9 +56,14 @@ MAJOR   := $(firstword $(subst ., ,$(VERSION)))
 SONAME   = libktune.so.$(MAJOR)
 SHLIB    = $(BUILD)/rel/libktune.so.$(VERSION)
 
-.PHONY: all deps demo check test test-asan test-cli test-pkg bench bundle clean
+.PHONY: all deps demo check test test-asan test-cli test-pkg bench bundle clean \
+        install uninstall
 
-all: $(BUILD)/ktune $(BUILD)/ktune-worker $(BUILD)/rel/libktune.a $(SHLIB)
+all: $(BUILD)/ktune $(BUILD)/ktune-worker $(BUILD)/rel/libktune.a $(SHLIB) $(BUILD)/ktune.1
+
+# The manual page, from the program's own --help texts (scripts/gen-man.sh).
+$(BUILD)/ktune.1: $(BUILD)/ktune scripts/gen-man.sh src/cli/main.c
+	sh scripts/gen-man.sh $(BUILD)/ktune src/cli/main.c >$@.tmp && mv $@.tmp $@
 
 deps:
 	@./scripts/install-deps.sh
@@ -163,6 +168,46 @@ demo:
 
 bench: $(BUILD)/rel/libktune.a
 	@$(MAKE) --no-print-directory -f bench/bench.mk
+
+# Installation under $(DESTDIR)$(PREFIX): the worker goes to libexec/ktune/,
+# where src/measure/worker.c finds it from bin/ (the ktune program) and lib/
+# (a program linked with libktune.so); the specs and kernels the README's
+# examples name go to share/ktune/kernels/.  ktune.pc is written here, so it
+# names the PREFIX of the installation, not that of the build.
+PREFIX     ?= /usr/local
+bindir      = $(PREFIX)/bin
+libdir      = $(PREFIX)/lib
+libexecdir  = $(PREFIX)/libexec/ktune
+includedir  = $(PREFIX)/include
+datadir     = $(PREFIX)/share/ktune
+mandir      = $(PREFIX)/share/man/man1
+INSTALL    ?= install
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(libexecdir) \
+	  $(DESTDIR)$(includedir) $(DESTDIR)$(datadir) $(DESTDIR)$(mandir)
+	$(INSTALL) -m 755 $(BUILD)/ktune $(DESTDIR)$(bindir)/ktune
+	$(INSTALL) -m 755 $(BUILD)/ktune-worker $(DESTDIR)$(libexecdir)/ktune-worker
+	$(INSTALL) -m 644 $(SHLIB) $(DESTDIR)$(libdir)/
+	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(libdir)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libktune.so
+	$(INSTALL) -m 644 $(BUILD)/rel/libktune.a $(DESTDIR)$(libdir)/libktune.a
+	$(INSTALL) -m 644 include/ktune.h $(DESTDIR)$(includedir)/ktune.h
+	$(INSTALL) -m 644 $(BUILD)/ktune.1 $(DESTDIR)$(mandir)/ktune.1
+	sed -e '/^#/d' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	  -e 's|@REQUIRES@|$(PC_REQUIRES)|' -e 's|@LIBS@|$(PC_LIBS)|' ktune.pc.in \
+	  >$(DESTDIR)$(libdir)/pkgconfig/ktune.pc
+	cp -R kernels $(DESTDIR)$(datadir)/
+	@echo "install: done; after installing to a system folder run ldconfig as root"
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/ktune $(DESTDIR)$(libexecdir)/ktune-worker \
+	  $(DESTDIR)$(libdir)/libktune.so $(DESTDIR)$(libdir)/$(SONAME) \
+	  $(DESTDIR)$(libdir)/$(notdir $(SHLIB)) $(DESTDIR)$(libdir)/libktune.a \
+	  $(DESTDIR)$(includedir)/ktune.h $(DESTDIR)$(libdir)/pkgconfig/ktune.pc \
+	  $(DESTDIR)$(mandir)/ktune.1
+	rm -rf $(DESTDIR)$(datadir)
+	-rmdir $(DESTDIR)$(libexecdir) 2>/dev/null
 
 # A relocatable folder for the GPU machine (Ubuntu, no package manager):
 # the binary finds the libraries that machine lacks (json-c, libsvm,
