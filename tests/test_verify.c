@@ -29,6 +29,7 @@ static double oracle_element(kt_dtype t, const void *p, size_t i)
     case KT_DT_DOUBLE: return ((const double *)p)[i];
     case KT_DT_HALF: return kt_half_to_float(((const uint16_t *)p)[i]);
     case KT_DT_BF16: return kt_bf16_to_float(((const uint16_t *)p)[i]);
+    case KT_DT_E4M3: return kt_e4m3_to_float(((const uint8_t *)p)[i]);
     }
     return NAN;
 }
@@ -79,6 +80,7 @@ static void fill(kt_dtype t, void *p, size_t count, kt_rng *rng)
         case KT_DT_DOUBLE: ((double *)p)[i] = v; break;
         case KT_DT_HALF: ((uint16_t *)p)[i] = kt_half_from_float((float)v); break;
         case KT_DT_BF16: ((uint16_t *)p)[i] = kt_bf16_from_float((float)v); break;
+        case KT_DT_E4M3: ((uint8_t *)p)[i] = kt_e4m3_from_float((float)v); break;
         }
     }
 }
@@ -116,7 +118,7 @@ static void test_chunked_verification_matches_the_oracle(void)
     static const size_t SIZES[] = {1, 7, 2047, 2048, 2049, 5000, 65536, 70001};
     kt_rng rng;
     kt_rng_seed(&rng, 5);
-    for (int t = KT_DT_INT8; t <= KT_DT_BF16; t++) {
+    for (int t = KT_DT_INT8; t <= KT_DT_E4M3; t++) {
         for (size_t k = 0; k < KT_ARRAY_LEN(SIZES); k++) {
             size_t n = SIZES[k], size = kt_dtype_size((kt_dtype)t);
             char *ref = malloc(n * size), *got = malloc(n * size);

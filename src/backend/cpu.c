@@ -173,6 +173,7 @@ static const char *const C_TYPES[] = {
     [KT_DT_INT64] = "int64_t", [KT_DT_UINT64] = "uint64_t",
     [KT_DT_FLOAT] = "float",   [KT_DT_DOUBLE] = "double",
     [KT_DT_HALF] = "uint16_t", [KT_DT_BF16] = "uint16_t", /* as their bits */
+    [KT_DT_E4M3] = "uint8_t",
 };
 
 /* The wrapper source for the kernel (or the reference when ref). */

@@ -11,6 +11,7 @@ static int data_type(kt_dtype t)
 {
     switch (t) {
     case KT_DT_INT8: case KT_DT_UINT8: return KT_TMAP_UINT8;
+    case KT_DT_E4M3: return KT_TMAP_UINT8; /* the copy engine moves bytes */
     case KT_DT_INT16: case KT_DT_UINT16: return KT_TMAP_UINT16;
     case KT_DT_INT32: return KT_TMAP_INT32;
     case KT_DT_UINT32: return KT_TMAP_UINT32;

@@ -843,6 +843,7 @@ static const name_code DTYPES[] = {
     {"int64", KT_DT_INT64},   {"uint64", KT_DT_UINT64}, {"float", KT_DT_FLOAT},
     {"double", KT_DT_DOUBLE}, {"bool", KT_DT_UINT8},    {"int", KT_DT_INT32},
     {"half", KT_DT_HALF},     {"bfloat16", KT_DT_BF16}, {"bf16", KT_DT_BF16},
+    {"float8_e4m3", KT_DT_E4M3}, {"e4m3", KT_DT_E4M3},
 };
 
 /* T1's vector types (float2 ... float16, double2 ..., half2 ...) and CUDA's
@@ -1197,6 +1198,7 @@ static double default_threshold(kt_dtype t)
            : t == KT_DT_DOUBLE ? 1e-10
            : t == KT_DT_HALF   ? 1e-2  /* a few ulps of an 11-bit significand */
            : t == KT_DT_BF16   ? 3e-2  /* of an 8-bit one */
+           : t == KT_DT_E4M3   ? 1.25e-1 /* an ulp of a 4-bit one */
                                : 0;
 }
 

@@ -42,7 +42,8 @@ typedef enum kt_language {
 typedef enum kt_dtype {
     KT_DT_INT8, KT_DT_UINT8, KT_DT_INT16, KT_DT_UINT16, KT_DT_INT32,
     KT_DT_UINT32, KT_DT_INT64, KT_DT_UINT64, KT_DT_FLOAT, KT_DT_DOUBLE,
-    KT_DT_HALF, KT_DT_BF16   /* 16-bit floats: IEEE binary16, bfloat16 */
+    KT_DT_HALF, KT_DT_BF16,  /* 16-bit floats: IEEE binary16, bfloat16 */
+    KT_DT_E4M3               /* 8-bit float: OCP FP8 E4M3 (no infinity) */
 } kt_dtype;
 
 typedef enum kt_access { KT_READ, KT_WRITE, KT_READ_WRITE } kt_access;

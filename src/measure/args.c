@@ -28,6 +28,7 @@ static void store(kt_dtype t, void *p, size_t i, double v)
     case KT_DT_DOUBLE: ((double *)p)[i] = v; break;
     case KT_DT_HALF: ((uint16_t *)p)[i] = kt_half_from_float((float)v); break;
     case KT_DT_BF16: ((uint16_t *)p)[i] = kt_bf16_from_float((float)v); break;
+    case KT_DT_E4M3: ((uint8_t *)p)[i] = kt_e4m3_from_float((float)v); break;
     }
 }
 

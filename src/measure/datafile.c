@@ -186,6 +186,10 @@ static int h5_dataset(const h5_api *h, const kt_spec *spec, const kt_data *d, hi
  * converts and rounds to them itself.  Close it with h5_type_close. */
 static hid_t h5_type(const h5_api *h, kt_dtype t)
 {
+    /* E4M3 spends its all-ones exponent on finite numbers (256 to 448),
+     * which HDF5's soft float conversion would read as infinity or NaN */
+    if (t == KT_DT_E4M3)
+        return -1;
     if (t != KT_DT_HALF && t != KT_DT_BF16)
         return *h->native[t];
     size_t mant = t == KT_DT_HALF ? 10 : 7;

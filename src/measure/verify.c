@@ -14,6 +14,7 @@ size_t kt_dtype_size(kt_dtype t)
         [KT_DT_INT8] = 1,  [KT_DT_UINT8] = 1,  [KT_DT_INT16] = 2, [KT_DT_UINT16] = 2,
         [KT_DT_INT32] = 4, [KT_DT_UINT32] = 4, [KT_DT_INT64] = 8, [KT_DT_UINT64] = 8,
         [KT_DT_FLOAT] = 4, [KT_DT_DOUBLE] = 8, [KT_DT_HALF] = 2,  [KT_DT_BF16] = 2,
+        [KT_DT_E4M3] = 1,
     };
     return SIZES[t];
 }
@@ -48,6 +49,11 @@ static void convert(kt_dtype t, const void *p, size_t from, size_t n, double *ou
     case KT_DT_BF16:
         (t == KT_DT_HALF ? kt_half_to_float_n : kt_bf16_to_float_n)((const uint16_t *)p + from,
                                                                     f, n);
+        for (size_t i = 0; i < n; i++)
+            out[i] = f[i];
+        break;
+    case KT_DT_E4M3:
+        kt_e4m3_to_float_n((const uint8_t *)p + from, f, n);
         for (size_t i = 0; i < n; i++)
             out[i] = f[i];
         break;
