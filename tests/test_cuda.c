@@ -85,6 +85,9 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     /* TMA loads, clusters and setmaxnreg: sm_90a too */
     compile_sample("kernels/gemm/gemm-tma-f16-cuda.json", NULL, 2);
     compile_sample("kernels/gemm/gemm-tma-bf16-cuda.json", "M=777,N=1024,K=1000", 1);
+    /* FP8 (E4M3, k32 wgmma, B K-major); K a multiple of 16 for TMA's pitch */
+    compile_sample("kernels/gemm/gemm-tma-f8-cuda.json", NULL, 2);
+    compile_sample("kernels/gemm/gemm-tma-f8-cuda.json", "M=1000,N=1003,K=528", 1);
 }
 
 /* The Hopper GEMMs share kernels/gemm/hopper.cuh: the spec finds it (its
@@ -94,6 +97,7 @@ static void test_hopper_gemms_include_their_header(void)
 {
     static const char *const specs[] = {
         "kernels/gemm/gemm-tma-f16-cuda.json",      "kernels/gemm/gemm-tma-bf16-cuda.json",
+        "kernels/gemm/gemm-tma-f8-cuda.json",
         "kernels/gemm/gemm-wgmma-f16-cuda.json",    "kernels/gemm/gemm-wgmma-bf16-cuda.json",
         "kernels/gemm/gemm-wgmma-ws-f16-cuda.json", "kernels/gemm/gemm-wgmma-ws-bf16-cuda.json"};
     for (size_t i = 0; i < KT_ARRAY_LEN(specs); i++) {

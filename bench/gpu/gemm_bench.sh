@@ -1,7 +1,7 @@
 #!/bin/sh
 # gemm_bench.sh - on the GPU machine, in one call: ktune's GEMMs tuned at
-# M = N = K in SIZES (FP32: kernels/gemm/gemm-cuda.json; FP16 and BF16:
-# gemm-tma-{f16,bf16}-cuda.json), each by the default search strategy
+# M = N = K in SIZES (FP32: kernels/gemm/gemm-cuda.json; FP16, BF16 and
+# FP8 E4M3: gemm-tma-{f16,bf16,f8}-cuda.json), each by the default search strategy
 # within a budget of configurations and a time cap, after a check of each
 # at odd shapes; then ROUNDS rounds of ktune's chosen configurations (timed
 # by ktune and, on the same CUBIN, by the Python harness), cuBLAS (FP32,
@@ -17,11 +17,14 @@
 # BUDGETS (default "4096:60 8192:40"), TIMES (seconds, default "4096:30
 # 8192:30"), STRATEGY (default: ktune's), ENERGY (--energy-window, default
 # 0: the table is about time; run.sh shows energy), SEED (1), DTYPES
-# (default "f32 f16 bf16"), WGMMA (the 16-bit specs
-# gemm-$WGMMA-{f16,bf16}-cuda.json, default tma: TMA needs K and N
+# (default "f32 f16 bf16 f8"), WGMMA (the 16-bit and FP8 specs
+# gemm-$WGMMA-{f16,bf16,f8}-cuda.json, default tma: TMA needs K and N
 # multiples of 8, so its odd-shape check at K=517 is refused), SPEC_<dtype> (a spec
-# for one dtype, e.g. SPEC_f8=kernels/gemm/gemm-tma-f8-cuda.json), ROUNDS
-# (3), BASELINES (1; 0: skip the rounds and the table).
+# for one dtype, e.g. SPEC_f16=kernels/gemm/narrow.json), SIZES_<dtype>,
+# BUDGETS_<dtype>, TIMES_<dtype> (that dtype's own), ROUNDS (3), BASELINES
+# (1; 0: skip the rounds and the table).  FP8's odd shapes keep K a
+# multiple of 16 (TMA's 16-byte pitch of K-major rows of one byte) and
+# leave it off a multiple of the 128-element k-tile.
 set -u
 OUT=$1 DIR=${2:-.}
 KT=$DIR/bundle/ktune
@@ -34,7 +37,7 @@ TIMES=${TIMES:-4096:30 8192:30}
 STRATEGY=${STRATEGY:-}
 ENERGY=${ENERGY:-0}
 SEED=${SEED:-1}
-DTYPES=${DTYPES:-f32 f16 bf16}
+DTYPES=${DTYPES:-f32 f16 bf16 f8}
 WGMMA=${WGMMA:-tma}
 ROUNDS=${ROUNDS:-3}
 BASELINES=${BASELINES:-1}
@@ -42,22 +45,27 @@ HERE=$(dirname "$0")
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 per_size() { for b in $2; do [ "${b%%:*}" = "$1" ] && echo "${b#*:}"; done; }
+# VAR_<dtype> if set, else VAR
+per_dtype() { v=$(eval echo "\${${1}_$2:-}"); [ -n "$v" ] && echo "$v" || eval echo "\$$1"; }
 strategy=${STRATEGY:+--strategy $STRATEGY}
 : >"$OUT/entries.txt"
 for dt in $DTYPES; do
     spec=$(eval echo "\${SPEC_$dt:-}")
     [ -n "$spec" ] || spec=$SPECS/gemm-$WGMMA-$dt-cuda.json
     [ $dt = f32 ] && [ -z "$(eval echo "\${SPEC_$dt:-}")" ] && spec=$SPECS/gemm-cuda.json
-    for shape in M=1000,N=1003,K=517 M=777,N=1024,K=1000; do
+    shapes="M=1000,N=1003,K=517 M=777,N=1024,K=1000"
+    [ $dt = f8 ] && shapes="M=1000,N=1003,K=528 M=777,N=1024,K=1040"
+    for shape in $shapes; do
         $KT tune "$spec" --problem $shape --strategy random --budget 6 --seed 5 \
             --db "$OUT/check.db" --cache "$OUT/cache" --timeout 20 --jobs 16 \
             --energy-window 0 --json >"$OUT/check.json" 2>"$OUT/check.err"
         echo "check $dt $shape: rc=$? $(tr -d '\n ' <"$OUT/check.json" | grep -o '"statuses":{[^}]*}')"
     done
-    for n in $SIZES; do
+    for n in $(per_dtype SIZES $dt); do
         j=$OUT/tune-$dt-$n.json
-        $KT tune "$spec" --problem M=$n,N=$n,K=$n $strategy --budget "$(per_size $n "$BUDGETS")" \
-            --seed "$SEED" --time "$(per_size $n "$TIMES")" --energy-window "$ENERGY" \
+        $KT tune "$spec" --problem M=$n,N=$n,K=$n $strategy \
+            --budget "$(per_size $n "$(per_dtype BUDGETS $dt)")" --seed "$SEED" \
+            --time "$(per_size $n "$(per_dtype TIMES $dt)")" --energy-window "$ENERGY" \
             --db "$OUT/gemm.db" --cache "$OUT/cache" --timeout 30 --jobs 16 \
             --json >"$j" 2>"$OUT/tune-$dt-$n.err"
         echo "tuned $dt $n: rc=$? $(tr -d '\n ' <"$j" | grep -o '"measured":[0-9]*')"

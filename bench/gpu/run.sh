@@ -9,7 +9,7 @@
 #      its energy (a row without one names the reason in its detail);
 #   4. long calls (the default SGEMM configuration at K = 16384 and 32768,
 #      about 50 and 100 ms a call) get their energy too;
-#   5. gemm_bench.sh: odd-shape checks, FP32/FP16/BF16 tuned at 4096 and
+#   5. gemm_bench.sh: odd-shape checks, FP32/FP16/BF16/FP8 tuned at 4096 and
 #      8192, then rounds of ktune (C and the Python harness on the same
 #      CUBIN), cuBLAS and Triton timed fairly, and the table (skipped with
 #      CHECKS_ONLY=1, which runs instead the planted faults with default

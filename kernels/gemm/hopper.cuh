@@ -1,8 +1,9 @@
 // hopper.cuh - the device helpers the Hopper GEMMs (gemm_wgmma.cu,
 // gemm_wgmma_ws.cu, gemm_tma.cu) share: shared-memory addresses,
 // cp.async, mbarriers, async-proxy fence, wgmma (fences, descriptors,
-// the m64 x WN x k16 instruction) and the conversion to half / bfloat16.
-// The including kernel defines TY, WN, ACC and KT_BF16 first.  ktune
+// the m64 x WN x k16 instruction, k32 for FP8) and the conversion to half /
+// bfloat16.  The including kernel defines TY, WN, ACC and KT_BF16 (and
+// KT_FP8, default 0) first.  ktune
 // passes NVRTC the kernel's directory and hashes this file with it.
 #pragma once
 
@@ -85,11 +86,20 @@ __device__ __forceinline__ unsigned long long desc(unsigned addr, unsigned lbo, 
              "%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98," \
              "%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113," \
              "%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
-// d += A B for one m64 x WN x k16 step; A K-major, B MN-major (transposed).
-#define WGMMA(n, regs, ia, ib, outs)                                                    \
-    asm volatile("wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." TY "." TY " {" regs \
-                 "}, %" #ia ", %" #ib ", 1, 1, 1, 0, 1;\n"                              \
-                 : outs                                                                 \
+// d += A B for one m64 x WN step of 32 bytes of k.  16-bit: k16, A
+// K-major, B MN-major (transposed: the last two immediates).  FP8: k32,
+// both K-major, which is all it allows (no transpose operands).
+#if defined(KT_FP8) && KT_FP8
+#define WG_K "k32"
+#define WG_LAYOUT ""
+#else
+#define WG_K "k16"
+#define WG_LAYOUT ", 0, 1"
+#endif
+#define WGMMA(n, regs, ia, ib, outs)                                                        \
+    asm volatile("wgmma.mma_async.sync.aligned.m64n" #n WG_K ".f32." TY "." TY " {" regs \
+                 "}, %" #ia ", %" #ib ", 1, 1, 1" WG_LAYOUT ";\n"                           \
+                 : outs                                                                     \
                  : "l"(da), "l"(db))
 
 __device__ __forceinline__ void wgmma(float *d, unsigned long long da, unsigned long long db)
