@@ -1,9 +1,9 @@
 #!/bin/sh
 # gemm_bench.sh - on the GPU machine, in one call: ktune's GEMMs tuned at
 # M = N = K in SIZES (FP32: kernels/gemm/gemm-cuda.json; FP16, BF16 and
-# FP8 E4M3: gemm-tma-{f16,bf16,f8}-cuda.json), each by the default search strategy
-# within a budget of configurations and a time cap, after a check of each
-# at odd shapes; then ROUNDS rounds of ktune's chosen configurations (timed
+# FP8 E4M3: gemm-tma-{f16,bf16,f8}-cuda.json), each by the default search
+# strategy within a budget of configurations and a time cap, after a check
+# of each at odd shapes; then ROUNDS rounds of ktune's chosen configurations (timed
 # by ktune and, on the same CUBIN, by the Python harness), cuBLAS (FP32,
 # FP16, BF16, FP8) and Triton's autotuned matmul (baselines.py, the fair
 # timing of timing.py), and one table of the best of the rounds

@@ -3,8 +3,8 @@
 // cp.async, mbarriers, async-proxy fence, wgmma (fences, descriptors,
 // the m64 x WN x k16 instruction, k32 for FP8) and the conversion to half /
 // bfloat16.  The including kernel defines TY, WN, ACC and KT_BF16 (and
-// KT_FP8, default 0) first.  ktune
-// passes NVRTC the kernel's directory and hashes this file with it.
+// KT_FP8, default 0) first.  ktune passes NVRTC the kernel's directory and
+// hashes this file with it.
 #pragma once
 
 typedef unsigned short elem;
