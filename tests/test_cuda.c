@@ -75,6 +75,16 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     /* a 1x1 layer: the space adds the float4 (VEC=4) path */
     compile_sample("kernels/conv/conv-igemm-cuda.json", "C=256,K=64,R=1,S=1,pad=0", 10);
     compile_sample("kernels/conv/conv-direct-cuda.json", NULL, 10);
+    /* FP16 on the tensor cores: a 3x3 layer, res5 (the split reduction
+     * joins the space), and channels not a multiple of 8 (loads by element) */
+    compile_sample("kernels/conv/conv-igemm-tc-f16-cuda.json", NULL, 10);
+    compile_sample("kernels/conv/conv-igemm-tc-f16-cuda.json", "C=512,H=7,W=7,K=512", 6);
+    compile_sample("kernels/conv/conv-igemm-tc-f16-cuda.json",
+                   "N=3,C=13,H=17,W=19,K=37,stride=2", 4);
+    compile_sample("kernels/conv/conv-igemm-wgmma-f16-cuda.json", NULL, 6);
+    compile_sample("kernels/conv/conv-igemm-wgmma-f16-cuda.json", "C=512,H=7,W=7,K=512", 4);
+    compile_sample("kernels/conv/conv-igemm-wgmma-f16-cuda.json",
+                   "N=3,C=13,H=17,W=19,K=37,stride=2", 3);
     compile_sample("kernels/conv/conv-direct-cuda.json", "H=14,W=14,R=1,S=1,stride=2,pad=0",
                    4);
     /* wgmma needs sm_90a: the specs name it, overriding the backend's sm_90 */
@@ -105,6 +115,28 @@ static void test_hopper_gemms_include_their_header(void)
         kt_diag d = {{0}};
         CHECK(kt_spec_load(kt_test_path(specs[i]), NULL, NULL, &spec, &d) == KT_OK);
         CHECK(spec->kernel_includes && strncmp(spec->kernel_includes, "hopper.cuh\n", 11) == 0);
+        kt_spec_free(spec);
+    }
+}
+
+/* The mma.sync kernels share kernels/gemm/mma.cuh, the FP16 convolutions
+ * kernels/conv/conv.cuh, and the wgmma one kernels/gemm/hopper.cuh; the
+ * convolutions reach the GEMMs' headers through links in kernels/conv/,
+ * since a kernel's local includes lie beside it. */
+static void test_conv_kernels_include_their_headers(void)
+{
+    static const char *const specs[][3] = {
+        {"kernels/gemm/gemm-f16-cuda.json", "mma.cuh\n", NULL},
+        {"kernels/gemm/gemm-bf16-cuda.json", "mma.cuh\n", NULL},
+        {"kernels/conv/conv-igemm-tc-f16-cuda.json", "mma.cuh\n", "\nconv.cuh\n"},
+        {"kernels/conv/conv-igemm-wgmma-f16-cuda.json", "hopper.cuh\n", "\nconv.cuh\n"}};
+    for (size_t i = 0; i < KT_ARRAY_LEN(specs); i++) {
+        kt_spec *spec;
+        kt_diag d = {{0}};
+        CHECK(kt_spec_load(kt_test_path(specs[i][0]), NULL, NULL, &spec, &d) == KT_OK);
+        const char *inc = spec->kernel_includes;
+        CHECK(inc && strncmp(inc, specs[i][1], strlen(specs[i][1])) == 0);
+        CHECK(!specs[i][2] || strstr(inc, specs[i][2]));
         kt_spec_free(spec);
     }
 }
@@ -223,6 +255,7 @@ static void test_tuning_without_a_device_is_a_clear_error(void)
 static const kt_test TESTS[] = {
     KT_T(test_shipped_cuda_kernels_compile_for_sm90),
     KT_T(test_hopper_gemms_include_their_header),
+    KT_T(test_conv_kernels_include_their_headers),
     KT_T(test_broken_kernel_is_a_compile_error),
     KT_T(test_streamed_builds_arrive_once_each),
     KT_T(test_tuning_without_a_device_is_a_clear_error),

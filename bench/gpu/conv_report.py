@@ -1,7 +1,9 @@
-"""conv_report.py - the table of bench/gpu/conv.sh: for each layer, ktune's
+"""conv_report.py - the tables of bench/gpu/conv.sh: for each layer, ktune's
 tuned implicit-GEMM and direct kernels beside cuDNN (FP32 and TF32, timed
 by conv_cudnn.py as ktune times, with no host launch time inside: see
-timing.py), and the compile/measure overlap's configurations per second.
+timing.py), the FP16 tensor-core implicit GEMM beside cuDNN FP16
+(channels_last), and the compile/measure overlap's configurations per
+second.  Each table is printed where its runs are in RUNS_DIR.
 
 usage: conv_report.py RUNS_DIR LAYERS   (LAYERS: conv.sh's name:problem lines)"""
 import json
@@ -44,9 +46,10 @@ def gflop(prob):
     return 2 * p["N"] * p["K"] * P * Q * p["C"] * p["R"] * p["S"] / 1e9
 
 
-def main():
-    runs, layers = sys.argv[1], sys.argv[2].split()
-    cd = cudnn_times(runs)
+def fp32_table(runs, layers, cd):
+    if not any(load(os.path.join(runs, f"{l.split(':', 1)[0]}-{k}.json"))
+               for l in layers for k in ("igemm", "direct")):
+        return
     print("| layer (N=32, FP32) | GFLOP | ktune implicit GEMM | ktune direct | cuDNN FP32 |"
           " cuDNN time / ktune time | cuDNN TF32 |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -69,11 +72,45 @@ def main():
         print(f"| {name} `{prob}` | {flops:.2f} | {cell(ti, gi, ki, ig)} | "
               f"{cell(td, gd, kd, di)} | {fmt(f32)} | {ratio} | {fmt(t32)} |")
     print()
+
+
+F16_KERNELS = (("igemm-tc-f16", "mma.sync"), ("igemm-wgmma-f16", "wgmma"))
+
+
+def fp16_table(runs, layers, cd):
+    """ktune's FP16 tensor-core kernels (conv_igemm_tc.cu, mma.sync, and
+    conv_igemm_wgmma.cu) against cuDNN FP16, all NHWC; the ratio is cuDNN's
+    time over the faster ktune kernel's (issue 12's goal: 0.9 or more on
+    each layer)."""
+    rows = []
+    for l in layers:
+        name, prob = l.split(":", 1)
+        ks = [best(load(os.path.join(runs, f"{name}-{k}.json"))) for k, _ in F16_KERNELS]
+        c16 = cd.get((name, "fp16"))
+        if c16 or any(t for t, _, _ in ks):
+            rows.append((name, prob, ks, c16))
+    if not rows:
+        return
+    print("| layer (N=32, FP16, NHWC) | GFLOP | " +
+          " | ".join(f"ktune {label}" for _, label in F16_KERNELS) +
+          " | cuDNN FP16 | cuDNN time / ktune time |")
+    print("| --- | --- | " + "--- | " * len(F16_KERNELS) + "--- | --- |")
+    for name, prob, ks, c16 in rows:
+        flops = gflop(prob)
+        fmt = lambda t: f"{t * 1e3:.1f} us, {flops / t:.0f} TFLOP/s" if t else "-"
+        cells = " | ".join(fmt(t) + (f" `{key}`" if key else "") for t, _, key in ks)
+        tk = min((t for t, _, _ in ks if t), default=None)
+        ratio = f"{c16 / tk:.2f}x" if tk and c16 else "-"
+        print(f"| {name} `{prob}` | {flops:.2f} | {cells} | {fmt(c16)} | {ratio} |")
+    print()
+
+
+def energy_table(runs, layers):
     print("| best configuration | time | energy per call | average power | SM clock |")
     print("| --- | --- | --- | --- | --- |")
     for l in layers:
         name = l.split(":", 1)[0]
-        for k in ("igemm", "direct"):
+        for k in ("igemm", "direct") + tuple(k for k, _ in F16_KERNELS):
             r = load(os.path.join(runs, f"{name}-{k}.json"))
             b = r.get("best") if r else None
             if b:
@@ -83,6 +120,11 @@ def main():
                       f"| {name} {k} | {b['time_ms']:.3f} ms | unknown | unknown |",
                       f" {b.get('sm_clock_mhz', 0):.0f} MHz |")
     print()
+
+
+def overlap_table(runs):
+    if not load(os.path.join(runs, "overlap-batch.json")):
+        return
     print("| compile/measure | energy window | measured | seconds | waiting for NVRTC |"
           " configurations/s |")
     print("| --- | --- | --- | --- | --- | --- |")
@@ -92,6 +134,15 @@ def main():
             window = "none" if mode.endswith("E0") else "0.3 s"
             print(f"| {mode.split('-')[0]} | {window} | {r['measured']} | {r['seconds']:.1f} |"
                   f" {r.get('compile_wait_s', 0):.1f} s | {r['measured'] / r['seconds']:.2f} |")
+
+
+def main():
+    runs, layers = sys.argv[1], sys.argv[2].split()
+    cd = cudnn_times(runs)
+    fp32_table(runs, layers, cd)
+    fp16_table(runs, layers, cd)
+    energy_table(runs, layers)
+    overlap_table(runs)
 
 
 main()
