@@ -12,8 +12,10 @@ memset before each sample, events around the call, ktune's stopping rule,
 median) with the GPU kept busy while Python enqueues, so that no host time
 is timed; inputs uniform in [-1, 1).
 
-usage: baselines.py [--rounds R] [--entries FILE --ktune KTUNE --work DIR] SIZE...
+usage: baselines.py [--rounds R] [--dtypes fp32,...] [--entries FILE --ktune KTUNE
+                    --work DIR] SIZE...
   FILE: lines "DTYPE N SPEC PROBLEM KEY" (gemm_bench.sh writes it).
+  --dtypes: time only these (of fp32 fp16 bf16 fp8 fp8fast; default all).
 One line per measurement: LIBRARY DTYPE N MS TFLOPS key=value..."""
 import argparse
 import json
@@ -91,25 +93,25 @@ def relerr(got, a, b):
     return ((got.double() - ref).norm() / ref.norm()).item()
 
 
-def cublas_calls(n):
-    """(name, dtype, call, relerr) for cuBLAS at n^3."""
+def cublas_calls(n, want):
+    """(name, dtype, call, relerr) for cuBLAS at n^3, the dtypes in want."""
     out = []
-    for name in ("fp32", "fp16", "bf16"):
+    for name in [d for d in ("fp32", "fp16", "bf16") if d in want]:
         a, b = rand(n, n, DTYPES[name]), rand(n, n, DTYPES[name])
         out.append(("cublas", name, lambda a=a, b=b: a @ b, relerr(a @ b, a, b)))
     a = rand(n, n, torch.float8_e4m3fn)
     b = rand(n, n, torch.float8_e4m3fn).t()  # column-major, as cuBLAS's FP8 wants
     one = torch.tensor(1.0, device="cuda")
-    for name, fast in (("fp8", False), ("fp8fast", True)):
+    for name, fast in [(d, d == "fp8fast") for d in ("fp8", "fp8fast") if d in want]:
         f = lambda a=a, b=b, fast=fast: torch._scaled_mm(  # noqa: E731
             a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=fast)
         out.append(("cublas", name, f, relerr(f(), a, b)))
     return out
 
 
-def triton_calls(n):
+def triton_calls(n, want):
     out = []
-    for name in ("fp16", "bf16"):
+    for name in [d for d in ("fp16", "bf16") if d in want]:
         a, b = rand(n, n, DTYPES[name]), rand(n, n, DTYPES[name])
         t0 = time.time()
         got = triton_mm(a, b)  # autotunes on the first call
@@ -164,6 +166,7 @@ def main():
     ap.add_argument("--entries")
     ap.add_argument("--ktune")
     ap.add_argument("--work", default="/tmp/ktune-baselines")
+    ap.add_argument("--dtypes", default="fp32,fp16,bf16,fp8,fp8fast")
     ap.add_argument("sizes", nargs="*", type=int)
     o = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -171,7 +174,8 @@ def main():
     sizes = o.sizes or [4096, 8192]
     timer = Timer(busy=True)
     entries = ktune_entries(o.entries, o.ktune, o.work) if o.entries else []
-    calls = {n: (cublas_calls(n), triton_calls(n)) for n in sizes}
+    want = o.dtypes.split(",")
+    calls = {n: (cublas_calls(n, want), triton_calls(n, want)) for n in sizes}
     for r in range(1, o.rounds + 1):
         for n in sizes:
             for dt, en, key, c, launch, err, first in entries:

@@ -7,15 +7,25 @@
  * multiplies.
  *
  * Layouts, chosen so that every shared-memory read is 16 bytes wide and
- * free of bank conflicts:
- *   As[m][k]  A's rows as they are in memory (k contiguous), padded by 4
- *             floats so that the LY rows a warp reads at once fall in
- *             distinct banks; a thread reads 4 consecutive k of a row;
+ * free of bank conflicts (AT picks A's):
+ *   AT=0: As[m][k]  A's rows as they are in memory (k contiguous), padded
+ *             by 4 floats so that the LY rows a warp reads at once fall in
+ *             distinct banks; a thread reads 4 consecutive k of a row, and
+ *             multiplies 4 k steps with one set of TM float4;
+ *   AT=1: As[k][m]  A transposed (row stride BM + 4), written from
+ *             registers: each thread loads its 16-byte chunks of the tile
+ *             after k-tile t+1 while tile t multiplies and stores them, 4
+ *             floats apart, before the barrier.  A k step then needs
+ *             TM / 4 float4 of A and TN / 4 of B (8 registers for 8 x 8),
+ *             so the next step's fragments load while this one multiplies
+ *             (double-buffered registers), the next k-tile's first ones
+ *             while the last step of this one does;
  *   Bs[k][n]  B's rows (n contiguous); a thread reads 4 consecutive n.
  * The 32 lanes of a warp form LY x LX (LY = WM / TM, LX = WN / TN): lane
- * (ty, tx) owns rows ty + i LY (i < TM) and the float4 columns
- * 4 tx + j 4 LX (j < TN / 4) of its warp tile, so lanes of one row share
- * (broadcast) A's values and lanes of one column share B's.
+ * (ty, tx) owns the float4 columns 4 tx + j 4 LX (j < TN / 4) of its warp
+ * tile and the rows ty + i LY (AT=0, i < TM) or 4 ty + i4 4 LY + e
+ * (AT=1, i4 < TM / 4, e < 4), so lanes of one row share (broadcast) A's
+ * values and lanes of one column share B's.
  *
  * Tuning parameters (macros, -DNAME=value from ktune):
  *   BM, BN, BK   the block's tile of C and the depth of a k step;
@@ -23,9 +33,10 @@
  *   STAGES       shared-memory stages in flight (2: double buffering);
  *   GM           block rows that sweep the columns together (L2 reuse);
  *   MINB         blocks per multiprocessor the compiler must leave room
- *                for (__launch_bounds__: caps registers per thread).
+ *                for (__launch_bounds__: caps registers per thread);
+ *   AT           A's layout in shared memory (above).
  * Launch: block ((BM / WM) (BN / WN) 32), grid (ceil(N / BN), ceil(M / BM)),
- * dynamic shared memory STAGES (BM (BK + 4) + BK BN) 4 bytes.
+ * dynamic shared memory STAGES (BM BK + 4 (AT ? BK : BM) + BK BN) 4 bytes.
  * Rows whose 4-float chunks are misaligned (K or N not a multiple of 4)
  * are loaded element by element.
  */
@@ -59,13 +70,21 @@
 #ifndef MINB
 #define MINB 1
 #endif
+#ifndef AT
+#define AT 0
+#endif
 
 #define LY (WM / TM)
 #define LX (WN / TN)
 #define WARPS_N (BN / WN)
 #define THREADS ((BM / WM) * WARPS_N * 32)
-#define AST (BK + 4) /* row stride of As, floats */
+#if AT
+#define AST (BM + 4) /* row stride of As, floats */
+#define A_FLOATS (BK * AST)
+#else
+#define AST (BK + 4)
 #define A_FLOATS (BM * AST)
+#endif
 #define B_FLOATS (BK * BN)
 
 __device__ __forceinline__ unsigned smem_addr(const void *p)
@@ -146,6 +165,18 @@ __device__ __forceinline__ float lane_of(float4 v, int k)
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
 }
 
+/* One row of the thread's tile: row[0, TN) += av b (TN / 4 float4). */
+__device__ __forceinline__ void fma_row(float av, const float4 *b, float *row)
+{
+#pragma unroll
+    for (int j = 0; j < TN / 4; j++) {
+        row[4 * j + 0] = fmaf(av, b[j].x, row[4 * j + 0]);
+        row[4 * j + 1] = fmaf(av, b[j].y, row[4 * j + 1]);
+        row[4 * j + 2] = fmaf(av, b[j].z, row[4 * j + 2]);
+        row[4 * j + 3] = fmaf(av, b[j].w, row[4 * j + 3]);
+    }
+}
+
 /* One stage's BK steps of the thread's TM x TN outer products. */
 __device__ __forceinline__ void compute_stage(const float *As, const float *Bs, int ar, int bc,
                                               float (*acc)[TN])
@@ -163,28 +194,171 @@ __device__ __forceinline__ void compute_stage(const float *As, const float *Bs, 
             for (int j = 0; j < TN / 4; j++)
                 b[j] = *reinterpret_cast<const float4 *>(Bs + (k4 + k) * BN + bc + j * 4 * LX);
 #pragma unroll
-            for (int i = 0; i < TM; i++) {
-                float av = lane_of(a[i], k);
-#pragma unroll
-                for (int j = 0; j < TN / 4; j++) {
-                    acc[i][4 * j + 0] = fmaf(av, b[j].x, acc[i][4 * j + 0]);
-                    acc[i][4 * j + 1] = fmaf(av, b[j].y, acc[i][4 * j + 1]);
-                    acc[i][4 * j + 2] = fmaf(av, b[j].z, acc[i][4 * j + 2]);
-                    acc[i][4 * j + 3] = fmaf(av, b[j].w, acc[i][4 * j + 3]);
-                }
-            }
+            for (int i = 0; i < TM; i++)
+                fma_row(lane_of(a[i], k), b, acc[i]);
         }
     }
 }
 
+/* AT=1: the thread's 16-byte chunks of A's BM x BK tile at k0 into
+ * registers (zeros past the edges).  Chunk c is row c / (BK / 4), columns
+ * 4 (c % (BK / 4)) on: a thread's chunks keep their columns and lie PER
+ * rows apart, and a warp reads whole 32-byte sectors. */
+#define ACH (BK / 4)
+#define A_PER (THREADS / ACH)
+#define A_REGS ((BM + A_PER - 1) / A_PER)
+__device__ __forceinline__ void load_a_regs(float4 *ra, const float *A, int M, int K, int bm,
+                                            int k0, bool va, bool fast)
+{
+    int r = threadIdx.x / ACH, cc = (threadIdx.x % ACH) * 4, gc = k0 + cc;
+#pragma unroll
+    for (int j = 0; j < A_REGS; j++) {
+        int gr = bm + r + j * A_PER;
+        const float *g = A + (size_t)gr * K + gc;
+        if (BM % A_PER != 0 && r + j * A_PER >= BM)
+            continue;
+        if (fast || (va && gr < M && gc + 3 < K)) {
+            ra[j] = *reinterpret_cast<const float4 *>(g);
+        } else {
+            float v[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                v[e] = gr < M && gc + e < K ? g[e] : 0.0f;
+            ra[j] = make_float4(v[0], v[1], v[2], v[3]);
+        }
+    }
+}
+
+/* ... and from registers into the transposed tile As[k][m]. */
+__device__ __forceinline__ void store_a_regs(float *As, const float4 *ra)
+{
+    int r = threadIdx.x / ACH, cc = (threadIdx.x % ACH) * 4;
+    float *d = As + cc * AST + r;
+#pragma unroll
+    for (int j = 0; j < A_REGS; j++) {
+        if (BM % A_PER != 0 && r + j * A_PER >= BM)
+            continue;
+        d[j * A_PER] = ra[j].x;
+        d[j * A_PER + AST] = ra[j].y;
+        d[j * A_PER + 2 * AST] = ra[j].z;
+        d[j * A_PER + 3 * AST] = ra[j].w;
+    }
+}
+
+/* B's BK x BN tile at k0 by cp.async (the fast path inside the matrix). */
+__device__ __forceinline__ void load_b(float *Bs, const float *B, int N, int K, int bn, int k0,
+                                       bool vb, bool fast)
+{
+    if (fast)
+        load_tile_inside<BK, BN, BN>(Bs, B, N, k0, bn);
+    else
+        load_tile<BK, BN, BN>(Bs, B, K, N, k0, bn, vb);
+}
+
+/* AT=1: the fragments of k step k: TM / 4 float4 of A, TN / 4 of B. */
+__device__ __forceinline__ void load_frag(float4 *fa, float4 *fb, const float *As,
+                                          const float *Bs, int k, int ar, int bc)
+{
+#pragma unroll
+    for (int i = 0; i < TM / 4; i++)
+        fa[i] = *reinterpret_cast<const float4 *>(As + k * AST + ar + i * 4 * LY);
+#pragma unroll
+    for (int j = 0; j < TN / 4; j++)
+        fb[j] = *reinterpret_cast<const float4 *>(Bs + k * BN + bc + j * 4 * LX);
+}
+
+/* AT=1: one k step's TM x TN outer product. */
+__device__ __forceinline__ void fma_step(const float4 *fa, const float4 *fb, float (*acc)[TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+        fma_row(lane_of(fa[i / 4], i % 4), fb, acc[i]);
+}
+
+/* AT=1's main loop.  All STAGES slots hold tiles: the barrier sits in the
+ * last k step of tile t, where every thread has tile t's fragments in
+ * registers, so tile t + STAGES may overwrite its slot at once, and tile
+ * t + 1's first fragments load while that step multiplies. */
+__device__ __forceinline__ void mainloop_t(float *As, float *Bs, const float *A, const float *B,
+                                           int M, int N, int K, int bm, int bn, int ar, int bc,
+                                           bool inside, float (*acc)[TN])
+{
+    bool va = K % 4 == 0, vb = N % 4 == 0;
+    int tiles = (K + BK - 1) / BK;
+    float4 ra[A_REGS], fa[2][TM / 4], fb[2][TN / 4];
+    load_a_regs(ra, A, M, K, bm, 0, va, inside && BK <= K);
+    store_a_regs(As, ra);
+#pragma unroll
+    for (int s = 0; s < STAGES; s++) {
+        if (s < tiles)
+            load_b(Bs + s * B_FLOATS, B, N, K, bn, s * BK, vb, inside && (s + 1) * BK <= K);
+        cp_commit();
+    }
+    if (tiles > 1)
+        load_a_regs(ra, A, M, K, bm, BK, va, inside && 2 * BK <= K);
+    cp_wait<STAGES - 1>();
+    __syncthreads();
+    int slot = 0;
+    load_frag(fa[0], fb[0], As, Bs, 0, ar, bc);
+    for (int t = 0; t < tiles; t++) {
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            if (k == BK - 1) {
+                int next = slot + 1 == STAGES ? 0 : slot + 1;
+                if (t + 1 < tiles)
+                    store_a_regs(As + next * A_FLOATS, ra);
+                cp_wait<STAGES - 2>();
+                __syncthreads(); /* tile t + 1 is in; tile t's slot is free */
+                int kb = (t + STAGES) * BK, ka = (t + 2) * BK;
+                if (t + STAGES < tiles)
+                    load_b(Bs + slot * B_FLOATS, B, N, K, bn, kb, vb, inside && kb + BK <= K);
+                cp_commit();
+                if (t + 2 < tiles)
+                    load_a_regs(ra, A, M, K, bm, ka, va, inside && ka + BK <= K);
+                slot = next;
+            }
+            load_frag(fa[(k + 1) % 2], fb[(k + 1) % 2], As + slot * A_FLOATS,
+                      Bs + slot * B_FLOATS, (k + 1) % BK, ar, bc);
+            fma_step(fa[k % 2], fb[k % 2], acc);
+        }
+    }
+}
+
+/* AT=0's main loop: STAGES - 1 tiles in flight while one multiplies. */
+__device__ __forceinline__ void mainloop(float *As, float *Bs, const float *A, const float *B,
+                                         int M, int N, int K, int bm, int bn, int ar, int bc,
+                                         bool inside, float (*acc)[TN])
+{
+    bool va = K % 4 == 0, vb = N % 4 == 0;
+    int tiles = (K + BK - 1) / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles)
+            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, s * BK, va,
+                       vb, inside);
+        cp_commit();
+    }
+    for (int t = 0; t < tiles; t++) {
+        cp_wait<STAGES - 2>();
+        __syncthreads(); /* tile t is in; every thread is done with tile t - 1 */
+        int next = t + STAGES - 1, s = next % STAGES;
+        if (next < tiles)
+            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, next * BK, va,
+                       vb, inside);
+        cp_commit();
+        compute_stage(As + (t % STAGES) * A_FLOATS, Bs + (t % STAGES) * B_FLOATS, ar, bc, acc);
+    }
+}
+
 /* The register tile to C: float4 stores inside the matrix, scalars at its
- * edges. */
+ * edges.  Row i of the tile is r0 + i LY (AT=0) or r0 + (i / 4) 4 LY +
+ * i % 4 (AT=1). */
 __device__ __forceinline__ void store_tile(float *C, int M, int N, int r0, int c0,
                                            float (*acc)[TN])
 {
 #pragma unroll
     for (int i = 0; i < TM; i++) {
-        int r = r0 + i * LY;
+        int r = r0 + (AT ? i / 4 * 4 * LY + i % 4 : i * LY);
         if (r >= M)
             continue;
 #pragma unroll
@@ -217,32 +391,18 @@ gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__
     int bm = (first + (id % (GM * gx)) % group) * BM, bn = (id % (GM * gx)) / group * BN;
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
-    int ar = wm0 + lane / LX, bc = wn0 + (lane % LX) * 4;
-    bool va = K % 4 == 0, vb = N % 4 == 0;
-    bool inside = va && vb && bm + BM <= M && bn + BN <= N;
+    int ar = wm0 + (lane / LX) * (AT ? 4 : 1), bc = wn0 + (lane % LX) * 4;
+    bool inside = K % 4 == 0 && N % 4 == 0 && bm + BM <= M && bn + BN <= N;
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; i++)
 #pragma unroll
         for (int j = 0; j < TN; j++)
             acc[i][j] = 0.0f;
-    int tiles = (K + BK - 1) / BK;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles)
-            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, s * BK, va,
-                       vb, inside);
-        cp_commit();
-    }
-    for (int t = 0; t < tiles; t++) {
-        cp_wait<STAGES - 2>();
-        __syncthreads(); /* tile t is in; every thread is done with tile t - 1 */
-        int next = t + STAGES - 1, s = next % STAGES;
-        if (next < tiles)
-            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, next * BK, va,
-                       vb, inside);
-        cp_commit();
-        compute_stage(As + (t % STAGES) * A_FLOATS, Bs + (t % STAGES) * B_FLOATS, ar, bc, acc);
-    }
+#if AT
+    mainloop_t(As, Bs, A, B, M, N, K, bm, bn, ar, bc, inside, acc);
+#else
+    mainloop(As, Bs, A, B, M, N, K, bm, bn, ar, bc, inside, acc);
+#endif
     store_tile(C, M, N, bm + ar, bn + bc, acc);
 }

@@ -1,0 +1,112 @@
+/* test_sgemm.c - the CUDA SGEMM spec (kernels/gemm/gemm-cuda.json) without
+ * a GPU: its transposed-A layout (AT=1) is in the space with the launch
+ * and shared memory the kernel expects, and the configurations the H100
+ * chose compile with NVRTC for sm_90 (skipped where NVRTC is absent). */
+#include "backend/backend.h"
+#include "backend/launch.h"
+#include "core/space.h"
+#include "nvrtc_util.h"
+#include "test.h"
+
+#include <string.h>
+
+/* The H100's choices at 4096^3 (bench/gpu/logs/sgemm-2026-11-24-2.txt):
+ * A transposed with 8 x 16 and 16 x 8 thread tiles, and the layout before
+ * it (AT=0). */
+static const char *const CHOSEN[] = {
+    "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1",
+    "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1",
+    "BM=64,BN=64,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=3,GM=1,MINB=2,AT=0"};
+
+static kt_spec *load_sgemm(void)
+{
+    kt_spec *spec = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_spec_load(kt_test_path("kernels/gemm/gemm-cuda.json"), NULL, NULL, &spec, &d) ==
+          KT_OK);
+    return spec;
+}
+
+/* The launch of one configuration key at problem "M=..,N=..,K=..". */
+static kt_launch launch_of(const kt_spec *spec, const char *problem, const char *key,
+                           bool *valid)
+{
+    kt_diag d = {{0}};
+    kt_problem prob;
+    kt_space *space;
+    uint16_t cfg[32];
+    double slots[128];
+    kt_launch l;
+    memset(&l, 0, sizeof l);
+    CHECK(spec->nparams <= 32 && spec->nnames <= 128);
+    CHECK(kt_problem_parse(spec, problem, &prob, &d) == KT_OK);
+    CHECK(kt_space_new(spec, &prob, &space, &d) == KT_OK);
+    CHECK(kt_spec_config_parse(spec, key, cfg, &d) == KT_OK);
+    *valid = kt_space_is_valid(space, cfg);
+    kt_spec_slots(spec, cfg, &prob, slots);
+    kt_launch_limits lim = {.max_threads = 1024, .max_shared_optin = 227 * 1024};
+    CHECK(kt_launch_geometry(spec, slots, false, &lim, &l, &d) == KT_OK);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    return l;
+}
+
+/* AT=1 keeps A as As[k][m] with rows of BM + 4 floats; AT=0 as As[m][k]
+ * with rows of BK + 4: the same tile asks for less shared memory. */
+static void test_transposed_a_layout_is_in_the_space(void)
+{
+    kt_spec *spec = load_sgemm();
+    bool valid;
+    kt_launch l = launch_of(spec, "M=4096,N=4096,K=4096", CHOSEN[0], &valid);
+    CHECK(valid);
+    CHECK_EQ_INT((int)l.block[0], 256);
+    CHECK_EQ_INT((int)l.grid[0], 16);
+    CHECK_EQ_INT((int)l.grid[1], 32);
+    CHECK_EQ_INT((int)l.shared, 3 * (128 * 32 + 4 * 32 + 32 * 256) * 4);
+    l = launch_of(spec, "M=4096,N=4096,K=4096",
+                  "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=0",
+                  &valid);
+    CHECK(!valid); /* 8 x 16 needs AT=1's fewer fragment registers */
+    CHECK_EQ_INT((int)l.shared, 3 * (128 * 36 + 32 * 256) * 4);
+    /* MINB caps registers at 65536 / (threads MINB): not below 128 */
+    launch_of(spec, "M=4096,N=4096,K=4096",
+              "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=4,AT=1", &valid);
+    CHECK(!valid);
+    kt_spec_free(spec);
+}
+
+/* A CUBIN serves every problem size: one compile each covers the odd
+ * shapes and 4096^3. */
+static void test_chosen_configurations_compile(void)
+{
+    need_nvrtc();
+    kt_spec *spec = load_sgemm();
+    kt_diag d = {{0}};
+    const kt_backend *be = kt_backend_find("cuda");
+    kt_backend_opts o = {.cache_dir = kt_test_tmp("cache"), .jobs = 2, .arch = "sm_90"};
+    void *ctx;
+    CHECK(be->open(spec, &o, &ctx, &d) == KT_OK);
+    enum { N = sizeof CHOSEN / sizeof *CHOSEN };
+    uint16_t cfgs[N][32];
+    const uint16_t *list[N];
+    kt_build builds[N];
+    for (size_t i = 0; i < N; i++) {
+        CHECK(kt_spec_config_parse(spec, CHOSEN[i], cfgs[i], &d) == KT_OK);
+        list[i] = cfgs[i];
+    }
+    CHECK(be->compile(ctx, list, N, builds, &d) == KT_OK);
+    for (size_t i = 0; i < N; i++) {
+        if (builds[i].status != KT_STATUS_OK)
+            fprintf(stderr, "%s: %s\n", CHOSEN[i], builds[i].detail);
+        CHECK(builds[i].status == KT_STATUS_OK);
+    }
+    kt_builds_clear(builds, N);
+    be->close(ctx);
+    kt_spec_free(spec);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_transposed_a_layout_is_in_the_space),
+    KT_T(test_chosen_configurations_compile),
+};
+KT_TEST_MAIN(TESTS)
