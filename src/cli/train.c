@@ -101,27 +101,6 @@ static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
     return rc;
 }
 
-/* --split-ignore F,...: every F must be a field of the problems. */
-static int check_fields(const kt_dataset *d, const char *list)
-{
-    for (const char *s = list ? list : ""; *s;) {
-        size_t len = strcspn(s, ","), i = 0;
-        while (i < d->nin && !(strlen(d->in_names[i]) == len &&
-                               strncmp(d->in_names[i], s, len) == 0))
-            i++;
-        if (i == d->nin) {
-            char *fields = cli_join((const char *const *)d->in_names, d->nin);
-            int rc = cli_usage_error("train", "--split-ignore: '%.*s' is not a field of "
-                                     "%s's problems (%s)", (int)len, s, d->kernel,
-                                     fields ? fields : "");
-            free(fields);
-            return rc;
-        }
-        s += len + (s[len] == ',');
-    }
-    return CLI_OK;
-}
-
 int cli_train(int argc, char **argv)
 {
     static const struct option LONG[] = {
@@ -177,26 +156,21 @@ int cli_train(int argc, char **argv)
         return rc;
     if (!kernel || !out || optind != argc)
         return cli_usage_error("train", "--kernel and --out are required");
-    bool cost = strcmp(o.method, "cost") == 0;
-    if (cost && o.holdout != 0)
-        return cli_usage_error("train", "--model cost learns from every measurement "
-                               "and is tested on other shapes: give --holdout 0");
     kt_diag diag = {{0}};
     kt_db *db = NULL;
-    kt_dataset *d = NULL;
     kt_model *m = NULL;
-    if (kt_db_open_mode(db_path, KT_DB_EXISTING, &db, &diag) == KT_OK &&
-        (cost ? kt_dataset_load_all(db, kernel, o.where, &d, &diag)
-              : kt_dataset_load(db, kernel, o.where, &d, &diag)) == KT_OK &&
-        (rc = check_fields(d, o.group_ignore)) == CLI_OK &&
-        kt_model_train(d, &o, &m, &diag) == KT_OK &&
-        kt_model_save(m, out, &diag) == KT_OK) {
+    int krc = kt_db_open_mode(db_path, KT_DB_EXISTING, &db, &diag);
+    if (krc == KT_OK)
+        krc = kt_model_train_db(db, kernel, &o, &m, &diag);
+    if (krc == KT_OK)
+        krc = kt_model_save(m, out, &diag);
+    if (krc == KT_OK)
         report(m, out, json);
-    } else if (rc == CLI_OK) {
+    else if (krc == KT_EINVAL) /* options that do not fit the method or the data */
+        rc = cli_usage_error("train", "%s", diag.msg);
+    else
         rc = cli_error("%s", diag.msg);
-    }
     kt_model_free(m);
-    kt_dataset_free(d);
     kt_db_close(db);
     return rc;
 }

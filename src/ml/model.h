@@ -58,6 +58,14 @@ typedef struct kt_train_opts {
 
 int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
                    kt_diag *diag);
+/* Train on kernel's results in db (where: o->where): the data the method
+ * needs (each problem's best configuration, or every measurement for a
+ * method that learns from all of them, which then must hold nothing out),
+ * split by o->group_ignore, whose every field must be one of the problems'.
+ * KT_EINVAL for options that do not fit the method or the data (an unknown
+ * method, a holdout, a field), KT_ENOTFOUND when nothing matches. */
+int kt_model_train_db(kt_db *db, const char *kernel, const kt_train_opts *o,
+                      kt_model **out, kt_diag *diag);
 int kt_model_save(const kt_model *m, const char *path, kt_diag *diag);
 int kt_model_load(const char *path, kt_model **out, kt_diag *diag);
 /* A model from a model file's bytes (name: the file, for messages).  The
