@@ -55,20 +55,20 @@ static void test_each_format_holds_the_rows(void)
     kt_db *db = two_problems();
     uint64_t rows;
     int rc;
-    char *t = export_text(db, KT_EXPORT_CSV, NULL, false, &rows, &rc);
+    char *t = export_text(db, KTUNE_EXPORT_CSV, NULL, false, &rows, &rc);
     CHECK(rc == KT_OK && rows == 3);
     CHECK(strncmp(t, "created,device,kernel,", 22) == 0 && count(t, "\n") == 4);
     CHECK(strstr(t, "\"k\",\"h\",\"P=1\",\"A=2,B=x\",\"crash\",") != NULL);
     free(t);
-    t = export_text(db, KT_EXPORT_JSON, NULL, true, &rows, &rc); /* the best */
+    t = export_text(db, KTUNE_EXPORT_JSON, NULL, true, &rows, &rc); /* the best */
     CHECK(rc == KT_OK && rows == 2 && t[0] == '[' && count(t, "\"status\": \"ok\"") == 2);
     CHECK(strstr(t, "\"A\": 1,") && strstr(t, "\"B\": \"x\""));
     free(t);
-    t = export_text(db, KT_EXPORT_T4, NULL, false, &rows, &rc);
+    t = export_text(db, KTUNE_EXPORT_T4, NULL, false, &rows, &rc);
     CHECK(rc == KT_OK && count(t, "\"invalidity\"") == 3);
     CHECK(strstr(t, "\"RuntimeFailedConfig\"") != NULL);
     free(t);
-    t = export_text(db, KT_EXPORT_T4_METADATA, NULL, false, &rows, &rc);
+    t = export_text(db, KTUNE_EXPORT_T4_METADATA, NULL, false, &rows, &rc);
     CHECK(rc == KT_OK && strstr(t, "\"name\": \"cpu0\"") && strstr(t, "ktune=="));
     free(t);
     kt_db_close(db);
@@ -80,11 +80,11 @@ static void test_a_filter_that_matches_nothing_writes_nothing(void)
     uint64_t rows = 9;
     int rc;
     kt_db_filter f = {.kernel = "other"};
-    char *t = export_text(db, KT_EXPORT_JSON, &f, false, &rows, &rc);
+    char *t = export_text(db, KTUNE_EXPORT_JSON, &f, false, &rows, &rc);
     CHECK(rc == KT_OK && rows == 0 && strcmp(t, "") == 0);
     free(t);
     kt_export_format fmt;
-    CHECK(kt_export_format_parse("t4-metadata", &fmt) == KT_OK && fmt == KT_EXPORT_T4_METADATA);
+    CHECK(kt_export_format_parse("t4-metadata", &fmt) == KT_OK && fmt == KTUNE_EXPORT_T4_METADATA);
     CHECK(kt_export_format_parse("xml", &fmt) == KT_ENOTFOUND);
     kt_db_close(db);
 }
@@ -94,11 +94,11 @@ static void test_a_kerneltuner_cache_holds_one_problem(void)
     kt_db *db = two_problems();
     uint64_t rows;
     int rc;
-    char *t = export_text(db, KT_EXPORT_KERNELTUNER, NULL, false, &rows, &rc);
+    char *t = export_text(db, KTUNE_EXPORT_KERNELTUNER, NULL, false, &rows, &rc);
     CHECK(rc == KT_EINVAL && strcmp(t, "") == 0);
     free(t);
     kt_db_filter f = {.problem = "P=1"};
-    t = export_text(db, KT_EXPORT_KERNELTUNER, &f, false, &rows, &rc);
+    t = export_text(db, KTUNE_EXPORT_KERNELTUNER, &f, false, &rows, &rc);
     CHECK(rc == KT_OK && rows == 2 && strstr(t, "\"problem_size\": 1"));
     CHECK(strstr(t, "\"1,x\"") && strstr(t, "\"2,x\""));
     free(t);

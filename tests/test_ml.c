@@ -467,7 +467,7 @@ static void test_training_from_the_store_follows_the_method_table(void)
     kt_model_describe(m, &info);
     CHECK_EQ_INT(info.ntrain + info.ntest, 40);
     kt_model_free(m);
-    o.group_ignore = "N,bogus";
+    o.split_ignore = "N,bogus";
     CHECK(kt_model_train_db(db, "toy", &o, &m, &d) == KT_EINVAL);
     CHECK(strstr(d.msg, "'bogus' is not a field of toy's problems (kind, N)") != NULL);
     o = (kt_train_opts){.method = "transformer"};

@@ -6,29 +6,11 @@
 
 #include "ml/model.h"
 
-/* The most beam widths one evaluation scores. */
-#define KT_EVAL_MAX_WIDTHS 16
-
-typedef struct kt_eval_opts {
-    size_t widths[KT_EVAL_MAX_WIDTHS]; /* beam widths, each 1 to 10000 */
-    size_t nwidths;                    /* 1 to KT_EVAL_MAX_WIDTHS */
-    size_t limit;                      /* only the first held-out samples; 0: all */
-    bool unconstrained;                /* plain beam search */
-    const char *spec_path;             /* the kernel's space: needed by the
-                                          constrained search, and gives the
-                                          valid share; NULL: none */
-} kt_eval_opts;
-
-typedef struct kt_eval_report {
-    size_t samples;            /* held-out samples scored */
-    size_t kmax;               /* the largest width: each query's beam */
-    double avg_accuracy;       /* %: parameters right at top-1, mean over them */
-    double perfect[KT_EVAL_MAX_WIDTHS]; /* %: the whole configuration among the
-                                           top widths[w] */
-    double valid;              /* %: top-1 predictions that are valid
-                                  configurations; NAN without a spec */
-    double ms_per_query;       /* mean time of one prediction */
-} kt_eval_report;
+/* The options and the report are the public ktune_eval_opts and
+ * ktune_eval_report (include/ktune.h); size is not read here. */
+#define KT_EVAL_MAX_WIDTHS KTUNE_EVAL_MAX_WIDTHS
+typedef ktune_eval_opts kt_eval_opts;
+typedef ktune_eval_report kt_eval_report;
 
 /* Predict each held-out sample of m and score it.  KT_EINVAL for widths out
  * of range, a model that holds nothing out, or a constrained search without

@@ -25,6 +25,11 @@ const kt_method *kt_method_find(const char *name, uint32_t kind)
     return NULL;
 }
 
+const kt_method *kt_method_at(size_t i)
+{
+    return i < KT_ARRAY_LEN(METHODS) ? METHODS[i] : NULL;
+}
+
 int kt_method_lookup(const char *name, const kt_method **out, kt_diag *diag)
 {
     if ((*out = name ? kt_method_find(name, 0) : NULL))
@@ -180,7 +185,7 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     *m = (kt_model){.method = method, .holdout = o->holdout, .seed = o->seed,
                     .nin = d->nin, .nout = d->nout};
-    int rc = kt_dataset_split(d, o->holdout, o->seed, o->group_ignore, &tr, &ntr, &te,
+    int rc = kt_dataset_split(d, o->holdout, o->seed, o->split_ignore, &tr, &ntr, &te,
                               &nte);
     if (rc == KT_OK && ntr == 0)
         rc = KT_EINVAL;

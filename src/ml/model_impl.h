@@ -21,7 +21,7 @@ typedef struct samples {
 
 typedef struct kt_method kt_method;
 
-struct kt_model {
+struct ktune_model {
     const kt_method *method;
     char *kernel, *where;
     double holdout;
@@ -90,6 +90,8 @@ struct kt_method {
 
 /* A method by name, or (name NULL) by the kind stored in a model file. */
 const kt_method *kt_method_find(const char *name, uint32_t kind);
+/* The i-th method of the table (i = 0, 1, ...); NULL past the last. */
+const kt_method *kt_method_at(size_t i);
 /* A method by name; KT_EINVAL naming the methods there are when none is
  * called so. */
 int kt_method_lookup(const char *name, const kt_method **out, kt_diag *diag);

@@ -48,7 +48,7 @@ int kt_model_train_db(kt_db *db, const char *kernel, const kt_train_opts *o,
     rc = (method->every_measurement ? kt_dataset_load_all : kt_dataset_load)(
         db, kernel, o->where, &d, diag);
     if (rc == KT_OK)
-        rc = check_fields(d, o->group_ignore, diag);
+        rc = check_fields(d, o->split_ignore, diag);
     if (rc == KT_OK)
         rc = kt_model_train(d, o, out, diag);
     kt_dataset_free(d);

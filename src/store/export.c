@@ -266,9 +266,7 @@ static int row_counted(void *user, const kt_db_row *row)
     return c->fn(c->user, row);
 }
 
-/* The rows f selects (best: the fastest ok row per group) to fn; *rows
- * counts them. */
-static int query(kt_db *db, const kt_db_filter *f, bool best, kt_db_row_fn fn,
+int kt_db_query(kt_db *db, const kt_db_filter *f, bool best, kt_db_row_fn fn,
                  void *user, uint64_t *rows, kt_diag *diag)
 {
     counted c = {fn, user, 0};
@@ -404,7 +402,7 @@ static int export_cache(kt_db *db, const kt_db_filter *f, bool best, FILE *out,
                         uint64_t *rows, kt_diag *diag)
 {
     kt_cache cache = {.doc = json_object_new_object()};
-    int rc = query(db, f, best, row_cache, &cache, rows, diag);
+    int rc = kt_db_query(db, f, best, row_cache, &cache, rows, diag);
     if (rc == KT_OK && cache.mixed)
         rc = kt_fail(diag, KT_EINVAL, "the rows are of more than one device, kernel or "
                      "problem, and a Kernel Tuner cache holds one: choose with --device, "
@@ -440,7 +438,7 @@ static int export_t4_metadata(kt_db *db, const kt_db_filter *f, bool best, FILE 
                               uint64_t *rows, kt_diag *diag)
 {
     json_object *devices = json_object_new_array();
-    int rc = query(db, f, best, row_device, devices, rows, diag);
+    int rc = kt_db_query(db, f, best, row_device, devices, rows, diag);
     struct utsname u;
     json_object *hw = json_object_new_object(), *env = json_object_new_object();
     json_object_object_add(hw, "operating_system",
@@ -472,19 +470,19 @@ static int export_rows(kt_db *db, kt_export_format fmt, const kt_db_filter *f, b
                        FILE *out, uint64_t *rows, kt_diag *diag)
 {
     sink s = {.out = out};
-    kt_db_row_fn fn = fmt == KT_EXPORT_CSV ? row_csv : fmt == KT_EXPORT_JSON ? row_json
+    kt_db_row_fn fn = fmt == KTUNE_EXPORT_CSV ? row_csv : fmt == KTUNE_EXPORT_JSON ? row_json
                                                                              : row_t4;
-    if (fmt == KT_EXPORT_CSV)
+    if (fmt == KTUNE_EXPORT_CSV)
         fputs("created,device,kernel,source_hash,problem,config,status,time_ms,"
               "min_ms,spread,compile_ms,energy_j,power_w,sm_clock_mhz,reps,detail\n", out);
-    if (fmt == KT_EXPORT_T4)
+    if (fmt == KTUNE_EXPORT_T4)
         fputs("{\n  \"schema_version\": \"1.0.0\",\n  \"metadata\": {\n    "
               "\"timeunit\": \"milliseconds\"\n  },\n  \"results\": [", out);
-    int rc = query(db, f, best, fn, &s, rows, diag);
+    int rc = kt_db_query(db, f, best, fn, &s, rows, diag);
     bool filtered = f && (f->kernel || f->problem || f->device);
-    if (rc == KT_OK && fmt == KT_EXPORT_JSON && (s.printed || !filtered))
+    if (rc == KT_OK && fmt == KTUNE_EXPORT_JSON && (s.printed || !filtered))
         fputs(s.printed ? "\n]\n" : "[]\n", out);
-    if (rc == KT_OK && fmt == KT_EXPORT_T4)
+    if (rc == KT_OK && fmt == KTUNE_EXPORT_T4)
         fputs(s.printed ? "\n  ]\n}\n" : "]\n}\n", out);
     return rc;
 }
@@ -493,11 +491,11 @@ int kt_db_export(kt_db *db, kt_export_format fmt, const kt_db_filter *f, bool be
                  FILE *out, uint64_t *rows, kt_diag *diag)
 {
     *rows = 0;
-    if (fmt == KT_EXPORT_KERNELTUNER)
+    if (fmt == KTUNE_EXPORT_KERNELTUNER)
         return export_cache(db, f, best, out, rows, diag);
-    if (fmt == KT_EXPORT_T4_METADATA)
+    if (fmt == KTUNE_EXPORT_T4_METADATA)
         return export_t4_metadata(db, f, best, out, rows, diag);
-    if (fmt != KT_EXPORT_CSV && fmt != KT_EXPORT_JSON && fmt != KT_EXPORT_T4)
+    if (fmt != KTUNE_EXPORT_CSV && fmt != KTUNE_EXPORT_JSON && fmt != KTUNE_EXPORT_T4)
         return kt_fail(diag, KT_EINVAL, "unknown export format %d", (int)fmt);
     return export_rows(db, fmt, f, best, out, rows, diag);
 }

@@ -9,18 +9,8 @@
 
 #include <stdio.h>
 
-typedef enum kt_export_format {
-    KT_EXPORT_CSV,         /* a header line, then one line per row */
-    KT_EXPORT_JSON,        /* an array of row objects: the CSV's columns, the
-                              configuration also as an object, null for
-                              what is unknown */
-    KT_EXPORT_T4,          /* T4 results: times in ms, device and kernel per
-                              result */
-    KT_EXPORT_T4_METADATA, /* the T4 metadata of those results: the devices,
-                              the operating system, ktune's version */
-    KT_EXPORT_KERNELTUNER, /* a Kernel Tuner cache file: the rows must be of
-                              one device, kernel and problem */
-} kt_export_format;
+/* The formats: the public ktune_export_format (include/ktune.h). */
+typedef ktune_export_format kt_export_format;
 
 /* The format named name ("csv", "json", "t4", "t4-metadata",
  * "kerneltuner"); KT_ENOTFOUND when none is. */
@@ -33,6 +23,11 @@ int kt_export_format_parse(const char *name, kt_export_format *out);
  * when a filter matched nothing (the caller says so), "[]" when the
  * database holds nothing.  KT_EINVAL when a Kernel Tuner cache would mix
  * devices, kernels or problems. */
+/* The rows f selects (best: only the fastest ok row per device, kernel and
+ * problem) to fn with user; *rows counts them. */
+int kt_db_query(kt_db *db, const kt_db_filter *f, bool best, kt_db_row_fn fn, void *user,
+                uint64_t *rows, kt_diag *diag);
+
 int kt_db_export(kt_db *db, kt_export_format fmt, const kt_db_filter *f, bool best,
                  FILE *out, uint64_t *rows, kt_diag *diag);
 
