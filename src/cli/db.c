@@ -1,8 +1,6 @@
 /* db.c - `ktune db`: the best configurations, every row, or an export
  * (CSV, Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file). */
 #include "cli/cli.h"
-#include "core/util.h"
-#include "store/export.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -33,14 +31,14 @@ static const char USAGE[] =
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
-/* A row of 'best' and 'list' as text; user counts them. */
-static int row_text(void *user, const kt_db_row *row)
+/* A row of 'best' and 'list' as text. */
+static int row_text(void *user, const ktune_row *row)
 {
-    const kt_result *r = &row->result;
-    ++*(uint64_t *)user;
+    (void)user;
+    const ktune_result *r = &row->result;
     printf("%s  %s  %s  %s  %s", row->kernel, row->problem, row->config,
-           kt_status_name(r->status), row->device);
-    if (r->status == KT_STATUS_OK && !isnan(r->time_ms))
+           ktune_status_name(r->status), row->device);
+    if (r->status == KTUNE_STATUS_OK && !isnan(r->time_ms))
         printf("  %.4g ms (spread %.1f%%)", r->time_ms, 100 * r->spread);
     else if (r->detail[0])
         printf("  %s", r->detail);
@@ -49,18 +47,17 @@ static int row_text(void *user, const kt_db_row *row)
 }
 
 /* best and list as text, or (json) as the JSON export of the same rows;
- * the exports. */
-static int run_query(kt_db *db, const char *what, const char *format, bool json,
-                     kt_db_filter *f, uint64_t *rows, kt_diag *diag)
+ * the exports (format checked by the caller). */
+static int run_query(ktune_db *db, const char *what, const char *format, bool json,
+                     ktune_query *q, uint64_t *rows, ktune_diag *diag)
 {
-    bool best = strcmp(what, "best") == 0;
-    kt_export_format fmt = KT_EXPORT_JSON;
-    if (strcmp(what, "export") == 0 && kt_export_format_parse(format, &fmt) != KT_OK)
-        return kt_fail(diag, KT_EINVAL, "unknown export format '%s'", format);
+    ktune_export_format fmt = KTUNE_EXPORT_JSON;
+    q->best = strcmp(what, "best") == 0;
+    if (strcmp(what, "export") == 0)
+        ktune_export_format_parse(format, &fmt);
     if (strcmp(what, "export") == 0 || json)
-        return kt_db_export(db, fmt, f, best, stdout, rows, diag);
-    *rows = 0;
-    return (best ? kt_db_best : kt_db_list)(db, f, row_text, rows, diag);
+        return ktune_db_export(db, fmt, q, stdout, rows, diag);
+    return ktune_db_query(db, q, row_text, NULL, rows, diag);
 }
 
 int cli_db(int argc, char **argv)
@@ -71,7 +68,8 @@ int cli_db(int argc, char **argv)
         {"json", no_argument, 0, 'J'},          {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *path = "ktune.db";
-    kt_db_filter f = {0};
+    ktune_query f;
+    ktune_query_init(&f);
     bool json = false;
     int c;
     optind = 1;
@@ -100,14 +98,14 @@ int cli_db(int argc, char **argv)
     if (json && strcmp(format, "csv") == 0)
         return cli_usage_error("db", "--json: 'export csv' writes CSV; 'db list --json' "
                                "gives the same rows as JSON");
-    kt_diag diag = {{0}};
-    kt_db *db = NULL;
+    ktune_diag diag = {{0}};
+    ktune_db *db = NULL;
     uint64_t rows = 0;
-    int rc = kt_db_open_mode(path, KT_DB_EXISTING, &db, &diag); /* creates nothing */
-    if (rc == KT_OK)
+    int rc = ktune_db_open(path, 0, &db, &diag); /* creates nothing */
+    if (rc == KTUNE_OK)
         rc = run_query(db, what, format, json && query, &f, &rows, &diag);
-    kt_db_close(db);
-    if (rc != KT_OK)
+    ktune_db_close(db);
+    if (rc != KTUNE_OK)
         return cli_error("%s", diag.msg);
     if (rows == 0 && (f.kernel || f.problem || f.device))
         return cli_error("nothing in '%s' matches%s%s%s%s%s%s (hint: 'ktune db best "

@@ -1,8 +1,6 @@
 /* evaluate.c - `ktune evaluate`: the paper's metrics on a model's held-out
  * samples, for several beam widths, constrained or not. */
 #include "cli/cli.h"
-#include "core/util.h"
-#include "ml/evaluate.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -32,18 +30,18 @@ static const char USAGE[] =
 
 typedef struct eval_args {
     const char *model, *spec;
-    kt_eval_opts eval;
+    ktune_eval_opts eval;
     uint64_t limit;
     bool json;
 } eval_args;
 
-static int parse_widths(const char *text, kt_eval_opts *o)
+static int parse_widths(const char *text, ktune_eval_opts *o)
 {
     o->nwidths = 0;
     for (const char *s = text; *s;) {
         char *end;
         long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 10000 || o->nwidths == KT_EVAL_MAX_WIDTHS ||
+        if (end == s || v < 1 || v > 10000 || o->nwidths == KTUNE_EVAL_MAX_WIDTHS ||
             (*end && *end != ','))
             return cli_usage_error("evaluate", "--beam expects widths like 1,10,100");
         o->widths[o->nwidths++] = (size_t)v;
@@ -60,7 +58,7 @@ static int parse(int argc, char **argv, eval_args *a)
         {"limit", required_argument, 0, 'l'}, {"db", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int c, rc = parse_widths("1,10,30,50,100", &a->eval);
+    int c, rc = CLI_OK; /* the widths: ktune_eval_opts_init's, unless --beam */
     optind = 1;
     while (rc == CLI_OK && (c = cli_getopt("evaluate", argc, argv, LONG)) != -1) {
         switch (c) {
@@ -83,11 +81,11 @@ static int parse(int argc, char **argv, eval_args *a)
     return rc;
 }
 
-static void report(const kt_model *m, const eval_args *a, const kt_eval_report *r)
+static void report(const ktune_model *m, const eval_args *a, const ktune_eval_report *r)
 {
-    kt_model_info info;
-    kt_model_describe(m, &info);
-    const kt_eval_opts *o = &a->eval;
+    ktune_model_info info;
+    ktune_model_describe(m, &info);
+    const ktune_eval_opts *o = &a->eval;
     if (!a->json) {
         printf("%s %s%s%s: %zu held-out samples, %s beam search\n", info.method,
                info.kernel, *info.where ? " where " : "", info.where, r->samples,
@@ -122,30 +120,33 @@ static void report(const kt_model *m, const eval_args *a, const kt_eval_report *
 int cli_evaluate(int argc, char **argv)
 {
     eval_args a = {0};
+    ktune_eval_opts_init(&a.eval);
     int rc = parse(argc, argv, &a);
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;
-    kt_diag diag = {{0}};
-    kt_model *m = NULL;
-    if (kt_model_load(a.model, &m, &diag) != KT_OK)
+    ktune_diag diag = {{0}};
+    ktune_model *m = NULL;
+    if (ktune_model_load(a.model, &m, &diag) != KTUNE_OK)
         return cli_error("%s", diag.msg);
-    kt_model_info info;
-    kt_model_describe(m, &info);
+    ktune_model_info info;
+    ktune_model_describe(m, &info);
     /* the documented default: the repository's space of an MIOpen solver */
-    char *spec = a.spec ? kt_strdup(a.spec) : kt_asprintf("kernels/miopen/%s.json",
-                                                            info.kernel);
+    char *spec = NULL;
+    if (a.spec ? asprintf(&spec, "%s", a.spec) < 0
+               : asprintf(&spec, "kernels/miopen/%s.json", info.kernel) < 0)
+        spec = NULL;
     a.eval.spec_path = spec && access(spec, R_OK) == 0 ? spec : NULL;
-    kt_eval_report r;
+    ktune_eval_report r;
     if (!spec)
         rc = cli_error("out of memory");
     else if (!a.eval.spec_path && !a.eval.unconstrained)
         rc = cli_error("no space for kernel '%s' at '%s': the constrained search needs "
                        "one (hint: --spec FILE, or --unconstrained)", info.kernel, spec);
-    else if (kt_model_evaluate(m, &a.eval, &r, &diag) != KT_OK)
+    else if (ktune_model_evaluate(m, &a.eval, &r, &diag) != KTUNE_OK)
         rc = cli_error("%s", diag.msg);
     else
         report(m, &a, &r);
     free(spec);
-    kt_model_free(m);
+    ktune_model_free(m);
     return rc;
 }
