@@ -1,6 +1,6 @@
 /* db.c - `ktune db`: the best configurations, every row, or an export
  * (CSV, Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file). */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <math.h>

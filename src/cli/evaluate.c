@@ -1,6 +1,6 @@
 /* evaluate.c - `ktune evaluate`: the paper's metrics on a model's held-out
  * samples, for several beam widths, constrained or not. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <math.h>

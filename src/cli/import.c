@@ -3,7 +3,7 @@
  * csv`: measurements exported by `ktune db export csv`, back in; `ktune
  * import kerneltuner`: a Kernel Tuner cache file; `ktune import t4`: a T4
  * results file. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* predict.c - `ktune predict`: the k most likely configurations of a model
  * for one problem, valid under the kernel's conditions. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <math.h>

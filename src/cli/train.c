@@ -1,5 +1,5 @@
 /* train.c - `ktune train`: fit a predictor on one kernel's stored results. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
