@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -136,6 +137,324 @@ typedef struct ktune_result {
     double max_error;    /* largest error against the reference */
 } ktune_result;
 
+/* ------------------------------------------------------- results database */
+
+/* An open results database: one SQLite file holding every measurement of
+ * ktune_tune and of the imports, by device, kernel (name and source hash),
+ * problem and configuration.  A handle is used by one thread at a time;
+ * several handles (threads, processes) may share a file. */
+typedef struct ktune_db ktune_db;
+
+/* Flags of ktune_db_open. */
+#define KTUNE_DB_CREATE 0x1u /* create the database where there is none (no
+                                file, or an empty one); without it such a
+                                path is an error and nothing is created */
+
+/* Open the database at path into *out (released by ktune_db_close).  A file
+ * that is not a ktune database, or one of a schema version this library
+ * does not read, is refused unchanged.  Returns 0; KTUNE_EINVAL for a NULL
+ * path or out, KTUNE_EIO when there is no file (without KTUNE_DB_CREATE) or
+ * it cannot be read, KTUNE_EFORMAT for another kind of file, an empty one
+ * without KTUNE_DB_CREATE, or another schema version, KTUNE_EDB,
+ * KTUNE_ENOMEM.  Thread-safe. */
+KTUNE_API int ktune_db_open(const char *path, unsigned flags, ktune_db **out,
+                            ktune_diag *diag);
+/* Close a database (NULL: nothing). */
+KTUNE_API void ktune_db_close(ktune_db *db);
+
+/* One stored measurement.  The strings belong to the query that gives the
+ * row and live until the row callback returns. */
+typedef struct ktune_row {
+    const char *device;      /* device name ("imported|NAME" for imports of
+                                recordings) */
+    const char *kernel;      /* kernel name */
+    const char *source_hash; /* of the kernel's source when measured */
+    const char *problem;     /* problem key "M=256,N=256,K=256" */
+    const char *config;      /* configuration key "MC=64,NC=256,..." */
+    const char *created;     /* when measured, ISO 8601 UTC */
+    ktune_result result;
+} ktune_row;
+
+/* Which rows a query or an export covers.  Fill it with ktune_query_init,
+ * then set what you need; strings are borrowed for the call. */
+typedef struct ktune_query {
+    size_t size;             /* sizeof(ktune_query), set by _init */
+    const char *kernel;      /* only this kernel; NULL: every one */
+    const char *problem;     /* only this problem key; NULL: every one */
+    const char *device;      /* only this device; NULL: every one */
+    bool ok_only;            /* only rows of status ok (false) */
+    bool best;               /* only the fastest ok row of each device,
+                                kernel and problem (false: every row, oldest
+                                first) */
+} ktune_query;
+
+/* Fill *q with the defaults above: every row.  Thread-safe. */
+KTUNE_API void ktune_query_init(ktune_query *q);
+
+/* Receives one row; returns 0 to go on, nonzero to stop the query. */
+typedef int (*ktune_row_fn)(void *user, const ktune_row *row);
+
+/* Give each row q selects (NULL: every row) to fn with user, and their
+ * number to *rows (NULL: not wanted).  Rows are streamed: a database of
+ * millions is never held whole.  Returns 0 (also when fn stopped it);
+ * KTUNE_EINVAL for a NULL db or fn or a q of another size, KTUNE_EDB. */
+KTUNE_API int ktune_db_query(ktune_db *db, const ktune_query *q, ktune_row_fn fn,
+                             void *user, uint64_t *rows, ktune_diag *diag);
+
+/* The formats ktune_db_export writes. */
+typedef enum ktune_export_format {
+    KTUNE_EXPORT_CSV,        /* "csv": a header line, then one line per row;
+                                what ktune_db_import reads back */
+    KTUNE_EXPORT_JSON,       /* "json": an array of objects, the CSV's columns
+                                with the configuration also as an object */
+    KTUNE_EXPORT_T4,         /* "t4": Kernel Tuner's T4 results, times in ms,
+                                device and kernel named in each result */
+    KTUNE_EXPORT_T4_METADATA,/* "t4-metadata": the T4 metadata of the rows:
+                                devices, operating system, ktune's version */
+    KTUNE_EXPORT_KERNELTUNER /* "kerneltuner": a Kernel Tuner cache file,
+                                which its simulation mode replays; the rows
+                                must be of one device, kernel and problem */
+} ktune_export_format;
+
+/* The export format called name (as in the comments above) into *out; 0,
+ * or KTUNE_ENOTFOUND.  Thread-safe. */
+KTUNE_API int ktune_export_format_parse(const char *name, ktune_export_format *out);
+
+/* Write the rows q selects (NULL: every row) to out in format fmt, and
+ * their number to *rows (NULL: not wanted).  JSON writes nothing when a
+ * filter of q matched no row (so that the caller can say so), "[]" for an
+ * empty database.  Returns 0; KTUNE_EINVAL for NULL db or out, an unknown
+ * format, or rows of several devices, kernels or problems for a Kernel
+ * Tuner cache (diag says how to choose one), KTUNE_EDB. */
+KTUNE_API int ktune_db_export(ktune_db *db, ktune_export_format fmt,
+                              const ktune_query *q, FILE *out, uint64_t *rows,
+                              ktune_diag *diag);
+
+/* The recordings ktune_db_import reads. */
+typedef enum ktune_import_format {
+    KTUNE_IMPORT_CSV,        /* "csv": ktune's own CSV export; devices are
+                                stored as "imported|NAME", which a live run
+                                never answers from */
+    KTUNE_IMPORT_MIOPEN,     /* "miopen": an MIOpen performance database
+                                (SQLite, or its .bz2); kernel = the solver */
+    KTUNE_IMPORT_KERNELTUNER,/* "kerneltuner": a Kernel Tuner cache file */
+    KTUNE_IMPORT_T4          /* "t4": a T4 results file */
+} ktune_import_format;
+
+/* The import format called name into *out; 0, or KTUNE_ENOTFOUND.
+ * Thread-safe. */
+KTUNE_API int ktune_import_format_parse(const char *name, ktune_import_format *out);
+
+/* What an import may be told.  Fill it with ktune_import_opts_init. */
+typedef struct ktune_import_opts {
+    size_t size;             /* sizeof(ktune_import_opts), set by _init */
+    const char *device;      /* miopen: the device to store (NULL: the file's
+                                name without extensions); t4: for results
+                                that name none */
+    const char *kernel;      /* t4: for results that name none */
+    const char *problem;     /* t4: a problem key, for results naming none */
+    const char *spec_dir;    /* miopen: a folder of SOLVER.json space-only
+                                specs the rows are checked against (NULL:
+                                the parameter names ktune knows) */
+} ktune_import_opts;
+
+/* Fill *o with the defaults above (all NULL).  Thread-safe. */
+KTUNE_API void ktune_import_opts_init(ktune_import_opts *o);
+
+/* What an import read; the counts a format does not have stay 0, its
+ * strings "". */
+typedef struct ktune_import_stats {
+    uint64_t rows;           /* rows (entries, results) read */
+    uint64_t added;          /* of those, new to the database: importing the
+                                same file twice adds nothing */
+    uint64_t ok;             /* kerneltuner, t4: rows with a time */
+    uint64_t solvers;        /* miopen: distinct solvers */
+    uint64_t named;          /* miopen: rows whose solver's parameter names
+                                are known */
+    uint64_t rejected;       /* miopen: rows that are no configuration of
+                                their solver, not stored */
+    char rejects[400];       /* miopen: the first few, "id 7: why; ..." */
+    char device[128];        /* miopen, kerneltuner: the device stored */
+    char kernel[128];        /* kerneltuner: the kernel */
+    char problem[256];       /* kerneltuner: the problem key */
+} ktune_import_stats;
+
+/* Store every row of the recording at path (format fmt) in db, in one
+ * transaction: all of it, or on an error (one line naming the file, and
+ * the line or entry where there is one) nothing; an MIOpen row that is not
+ * a configuration is the exception, refused alone and counted.  A file
+ * whose configurations name other parameters than the rows db holds for
+ * the same kernel is refused, naming them.  o may be NULL (defaults),
+ * stats NULL.  Returns 0; KTUNE_EINVAL for NULL db or path or an option
+ * the format does not take, KTUNE_EIO, KTUNE_ESYNTAX, KTUNE_EFORMAT,
+ * KTUNE_EDB, KTUNE_ENOMEM. */
+KTUNE_API int ktune_db_import(ktune_db *db, ktune_import_format fmt, const char *path,
+                              const ktune_import_opts *o, ktune_import_stats *stats,
+                              ktune_diag *diag);
+
+/* ------------------------------------------------------------------ models */
+
+/* A trained predictor: from a problem's descriptor (its key's fields) to
+ * the most likely best configurations of one kernel, after the paper
+ * "Optimal Kernel Tuning Parameter Prediction using Deep Sequence Models"
+ * (docs/PREDICTION.md).  It holds its held-out problems, so that
+ * ktune_model_evaluate needs nothing else.  A model does not change once
+ * trained or loaded: threads may share one for prediction and evaluation. */
+typedef struct ktune_model ktune_model;
+
+/* What a method is, from the method table (no special case goes by name).
+ * Strings are static. */
+typedef struct ktune_method_info {
+    const char *name;        /* "knn", "encdec", "xgboost", "cost", ... */
+    bool every_measurement;  /* learns from every measurement (its time
+                                relative to its problem's best), not only
+                                each problem's best configuration; it is
+                                tested on other shapes: holdout must be 0 */
+} ktune_method_info;
+
+/* The i-th method (i = 0, 1, ...) into *out; 0, or KTUNE_ENOTFOUND past the
+ * last.  Thread-safe. */
+KTUNE_API int ktune_method_at(size_t i, ktune_method_info *out);
+
+/* Progress of iterative methods, once per epoch. */
+typedef void (*ktune_train_progress_fn)(void *user, int epoch, double train_loss,
+                                        double val_loss, double seconds);
+
+/* How to train: every option of `ktune train`.  Fill it with
+ * ktune_train_opts_init; strings are borrowed for the call. */
+typedef struct ktune_train_opts {
+    size_t size;             /* sizeof(ktune_train_opts), set by _init */
+    const char *method;      /* a name of ktune_method_at ("knn") */
+    const char *where;       /* only problems with these field values
+                                ("data_type=FP32,direction=F"); NULL: all */
+    double holdout;          /* share of problems held out for evaluation,
+                                0 to below 1 (0.2) */
+    uint64_t seed;           /* of the split and the training (1) */
+    const char *split_ignore;/* hold out whole groups of problems equal but
+                                for these fields ("batchsize,direction"),
+                                each a field of the problems; NULL: each
+                                problem on its own */
+    int k;                   /* knn: neighbours that vote, 1 to 1000 (5) */
+    /* Sequence models and xgboost (0: the method's default). */
+    int hidden;              /* hidden width (128) */
+    int epochs;              /* most epochs; xgboost, cost: boosting rounds */
+    int patience;            /* epochs (rounds) without validation gain */
+    int batch;               /* sequences per step (32) */
+    double lr;               /* learning rate (xgboost: eta), above 0 to 1 */
+    double dropout;          /* 0 to below 1 (0.2) */
+    double seconds;          /* stop after the epoch past this; 0: no limit */
+    bool paper_decoder;      /* hybrids exactly as the paper: the decoder
+                                does not read the tokens chosen before */
+    ktune_train_progress_fn progress; /* NULL: silent */
+    void *user;              /* given to progress */
+} ktune_train_opts;
+
+/* Fill *o with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_train_opts_init(ktune_train_opts *o);
+
+/* Train a model of kernel's results in db into *out (ktune_model_free):
+ * each problem's best ok configuration, or every ok measurement for a
+ * method with every_measurement.  Returns 0; KTUNE_EINVAL for a NULL
+ * argument, an option that does not fit (an unknown method, a holdout
+ * with an every_measurement method, a split_ignore field the problems
+ * lack, too few samples), KTUNE_ENOTFOUND when no ok row matches,
+ * KTUNE_EFORMAT for rows of several parameter sets, KTUNE_ERANGE past a
+ * method's limits, KTUNE_EDB, KTUNE_ENOMEM. */
+KTUNE_API int ktune_model_train(ktune_db *db, const char *kernel,
+                                const ktune_train_opts *o, ktune_model **out,
+                                ktune_diag *diag);
+/* Write m to path (a checksummed, versioned model file).  Returns 0;
+ * KTUNE_EINVAL for NULL arguments, KTUNE_EIO. */
+KTUNE_API int ktune_model_save(const ktune_model *m, const char *path, ktune_diag *diag);
+/* Read the model file at path into *out (ktune_model_free).  The file is
+ * checked in full: a truncated, corrupt or crafted one is KTUNE_EFORMAT
+ * with the reason, never a crash.  Returns 0; KTUNE_EINVAL, KTUNE_EIO,
+ * KTUNE_EFORMAT, KTUNE_ENOMEM.  Thread-safe. */
+KTUNE_API int ktune_model_load(const char *path, ktune_model **out, ktune_diag *diag);
+/* Release a model (NULL: nothing). */
+KTUNE_API void ktune_model_free(ktune_model *m);
+
+/* What a model is; strings owned by the model. */
+typedef struct ktune_model_info {
+    const char *method, *kernel;
+    const char *where;       /* the training's filter; "" for none */
+    size_t ninputs;          /* descriptor fields */
+    size_t noutputs;         /* tuning parameters */
+    size_t ntrain, ntest;    /* samples trained on, held out */
+} ktune_model_info;
+
+/* Describe m into *out; KTUNE_EINVAL for NULL. */
+KTUNE_API int ktune_model_describe(const ktune_model *m, ktune_model_info *out);
+/* The i-th descriptor field's and tuning parameter's names; NULL out of
+ * range.  Owned by the model. */
+KTUNE_API const char *ktune_model_input_name(const ktune_model *m, size_t i);
+KTUNE_API const char *ktune_model_output_name(const ktune_model *m, size_t i);
+
+/* The configurations a prediction found, best first. */
+typedef struct ktune_predictions ktune_predictions;
+
+/* The k (1 to 10000) most likely configurations of m for problem (a key
+ * of the model's descriptor fields, each at most once; a field left out
+ * counts as unknown) into *out (ktune_predictions_free).  With spec_path
+ * (the kernel's spec; its tuning parameters must be the model's outputs)
+ * the search keeps only prefixes that can still be completed validly, so
+ * every one is a valid configuration; NULL: unconstrained.  Fewer than k,
+ * even none, may be found.  Returns 0; KTUNE_EINVAL for NULL arguments, k
+ * out of range or a problem field the model does not have (diag names the
+ * fields), KTUNE_EIO, KTUNE_ESPEC for the spec, KTUNE_ENOMEM.  Thread-safe
+ * on a shared model. */
+KTUNE_API int ktune_model_predict(const ktune_model *m, const char *problem, size_t k,
+                                  const char *spec_path, ktune_predictions **out,
+                                  ktune_diag *diag);
+/* Release predictions (NULL: nothing). */
+KTUNE_API void ktune_predictions_free(ktune_predictions *p);
+/* How many were found. */
+KTUNE_API size_t ktune_predictions_count(const ktune_predictions *p);
+/* The i-th's configuration key ("A=1,B=4"; owned by p) and natural
+ * log-probability; NULL and NAN out of range. */
+KTUNE_API const char *ktune_predictions_config(const ktune_predictions *p, size_t i);
+KTUNE_API double ktune_predictions_log_prob(const ktune_predictions *p, size_t i);
+
+/* The most beam widths one evaluation scores. */
+#define KTUNE_EVAL_MAX_WIDTHS 16
+
+/* How to evaluate: the options of `ktune evaluate`.  Fill it with
+ * ktune_eval_opts_init. */
+typedef struct ktune_eval_opts {
+    size_t size;             /* sizeof(ktune_eval_opts), set by _init */
+    size_t widths[KTUNE_EVAL_MAX_WIDTHS]; /* beam widths, each 1 to 10000
+                                (1, 10, 30, 50, 100) */
+    size_t nwidths;          /* 1 to KTUNE_EVAL_MAX_WIDTHS (5) */
+    size_t limit;            /* only the first held-out problems; 0: all */
+    bool unconstrained;      /* plain beam search (false) */
+    const char *spec_path;   /* the kernel's spec: the constrained search
+                                needs it, and the valid share comes from it
+                                (NULL) */
+} ktune_eval_opts;
+
+/* Fill *o with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_eval_opts_init(ktune_eval_opts *o);
+
+/* The metrics of the paper, on the held-out problems. */
+typedef struct ktune_eval_report {
+    size_t samples;          /* held-out problems scored */
+    size_t kmax;             /* the largest width: each query's beam */
+    double avg_accuracy;     /* %: parameters right in the top-1 prediction,
+                                mean over the parameters */
+    double perfect[KTUNE_EVAL_MAX_WIDTHS]; /* %: the whole configuration
+                                among the top widths[w] */
+    double valid;            /* %: top-1 predictions that are valid
+                                configurations; NAN without a spec */
+    double ms_per_query;     /* mean time of one prediction */
+} ktune_eval_report;
+
+/* Predict each held-out problem of m and score it into *out.  Returns 0;
+ * KTUNE_EINVAL for NULL arguments, widths out of range, a model that holds
+ * nothing out (trained with holdout 0), or a constrained search without a
+ * spec; KTUNE_EIO, KTUNE_ESPEC for the spec, KTUNE_ENOMEM.  Thread-safe on
+ * a shared model. */
+KTUNE_API int ktune_model_evaluate(const ktune_model *m, const ktune_eval_opts *o,
+                                   ktune_eval_report *out, ktune_diag *diag);
 /* ----------------------------------------------------- runtime selection */
 
 /* An application asks, per call, which configuration of a kernel to use for

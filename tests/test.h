@@ -150,6 +150,18 @@ static inline const char *kt_test_tmp(const char *name)
     return p;
 }
 
+/* Write text to the file name in the test's folder; its path (as
+ * kt_test_tmp's). */
+static inline const char *kt_test_write(const char *name, const char *text)
+{
+    const char *p = kt_test_tmp(name);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
 static inline int kt_test_rm_entry(const char *path, const struct stat *st,
                                    int type, struct FTW *ftw)
 {

@@ -3,6 +3,7 @@
  * model file (round trip and corrupt files), and constraint binding. */
 #include "core/util.h"
 #include "ml/beam.h"
+#include "ml/evaluate.h"
 #include "ml/predict.h"
 #include "spec_util.h"
 
@@ -443,6 +444,65 @@ static void test_constrained_prediction_is_valid(void)
     kt_model_free(m);
 }
 
+/* ------------------------------------------------- training and evaluation */
+
+/* The data a method learns from comes from its table: "cost" every ok
+ * measurement (two per toy problem), "knn" each problem's best. */
+static void test_training_from_the_store_follows_the_method_table(void)
+{
+    kt_db *db = toy_db();
+    kt_diag d = {{0}};
+    kt_model *m = NULL;
+    kt_model_info info;
+    kt_train_opts o = {.method = "cost", .holdout = 0.2, .seed = 1, .epochs = 20};
+    CHECK(kt_model_train_db(db, "toy", &o, &m, &d) == KT_EINVAL);
+    CHECK(m == NULL && strstr(d.msg, "every measurement") && strstr(d.msg, "holdout 0"));
+    o.holdout = 0;
+    CHECK(kt_model_train_db(db, "toy", &o, &m, &d) == KT_OK);
+    kt_model_describe(m, &info);
+    CHECK_EQ_INT(info.ntrain, 80);
+    kt_model_free(m);
+    o = (kt_train_opts){.method = "knn", .holdout = 0.25, .seed = 1, .k = 3};
+    CHECK(kt_model_train_db(db, "toy", &o, &m, &d) == KT_OK);
+    kt_model_describe(m, &info);
+    CHECK_EQ_INT(info.ntrain + info.ntest, 40);
+    kt_model_free(m);
+    o.split_ignore = "N,bogus";
+    CHECK(kt_model_train_db(db, "toy", &o, &m, &d) == KT_EINVAL);
+    CHECK(strstr(d.msg, "'bogus' is not a field of toy's problems (kind, N)") != NULL);
+    o = (kt_train_opts){.method = "transformer"};
+    CHECK(kt_model_train_db(db, "toy", &o, &m, &d) == KT_EINVAL);
+    CHECK(strstr(d.msg, "unknown method 'transformer'") != NULL);
+    kt_db_close(db);
+}
+
+/* The metrics of `ktune evaluate` on the k-NN toy model's ten held-out
+ * problems. */
+static void test_evaluation_scores_the_held_out_problems(void)
+{
+    kt_model *m = toy_model();
+    kt_diag d = {{0}};
+    kt_eval_opts o = {.widths = {1, 2}, .nwidths = 2, .unconstrained = true};
+    kt_eval_report r;
+    CHECK(kt_model_evaluate(m, &o, &r, &d) == KT_OK);
+    CHECK_EQ_INT(r.samples, 10);
+    CHECK_EQ_INT(r.kmax, 2);
+    /* two of the ten sit near the rule's edge (N=20), where the neighbours
+     * vote wrong: A is wrong there (B never), the true one comes second */
+    CHECK(fabs(r.avg_accuracy - 90) < 1e-9 && fabs(r.perfect[0] - 80) < 1e-9);
+    CHECK(fabs(r.perfect[1] - 100) < 1e-9);
+    CHECK(isnan(r.valid) && r.ms_per_query >= 0);
+    o.limit = 3;
+    CHECK(kt_model_evaluate(m, &o, &r, &d) == KT_OK);
+    CHECK_EQ_INT(r.samples, 3);
+    o.unconstrained = false; /* the constrained search needs a space */
+    CHECK(kt_model_evaluate(m, &o, &r, &d) == KT_EINVAL);
+    CHECK(strstr(d.msg, "no space for kernel 'toy'") != NULL);
+    o = (kt_eval_opts){.nwidths = 0, .unconstrained = true};
+    CHECK(kt_model_evaluate(m, &o, &r, &d) == KT_EINVAL);
+    kt_model_free(m);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_beam_search_ranks_and_constrains),
     KT_T(test_dataset_tokenises_ok_rows_of_one_kernel),
@@ -454,5 +514,7 @@ static const kt_test TESTS[] = {
     KT_T(test_corrupt_model_files_are_refused),
     KT_T(test_cost_refuses_too_many_combinations),
     KT_T(test_constrained_prediction_is_valid),
+    KT_T(test_training_from_the_store_follows_the_method_table),
+    KT_T(test_evaluation_scores_the_held_out_problems),
 };
 KT_TEST_MAIN(TESTS)

@@ -39,16 +39,6 @@
 
 static const char CACHE[] = "{" NAMES ",\n" ENTRIES "}\n";
 
-static const char *write_file(const char *name, const char *text)
-{
-    const char *path = kt_test_tmp(name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 static kt_recording *open_in(const char *path, const char *cache_dir)
 {
     kt_recording *r = NULL;
@@ -76,7 +66,7 @@ static const char *open_error(const char *path, int want)
 
 static void test_a_cache_gives_its_parameters_in_its_order(void)
 {
-    kt_recording *r = open_ok(write_file("c.json", CACHE));
+    kt_recording *r = open_ok(kt_test_write("c.json", CACHE));
     const kt_spec *s = kt_recording_spec(r);
     CHECK_STR(s->name, "k");
     CHECK_STR(kt_recording_kind(r), "Kernel Tuner cache");
@@ -97,7 +87,7 @@ static void test_a_cache_gives_its_parameters_in_its_order(void)
 
 static void test_invalid_entries_are_outside_the_space_failures_inside(void)
 {
-    kt_recording *r = open_ok(write_file("c.json", CACHE));
+    kt_recording *r = open_ok(kt_test_write("c.json", CACHE));
     const kt_spec *s = kt_recording_spec(r);
     kt_problem prob = {0};
     kt_space *sp = NULL;
@@ -160,7 +150,7 @@ static double run(kt_recording *r, const char *strategy, uint64_t seed, uint64_t
 
 static void test_every_strategy_replays_within_budget_and_by_seed(void)
 {
-    kt_recording *r = open_ok(write_file("c.json", CACHE));
+    kt_recording *r = open_ok(kt_test_write("c.json", CACHE));
     for (size_t i = 0; i < kt_strategy_count(); i++) {
         const char *name = kt_strategy_at(i)->name;
         for (uint64_t seed = 1; seed <= 3; seed++)
@@ -172,7 +162,7 @@ static void test_every_strategy_replays_within_budget_and_by_seed(void)
 
 static void test_a_bzip2_cache_reads_as_the_plain_one(void)
 {
-    const char *plain = write_file("c.json", CACHE);
+    const char *plain = kt_test_write("c.json", CACHE);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "bzip2 -k -c '%s' > '%s'", plain, kt_test_tmp("c.json.bz2"));
     if (system(cmd) != 0)
@@ -194,7 +184,7 @@ static void test_a_t4_file_names_its_kernel_and_device(void)
         "  \"measurements\": [{\"name\": \"time\", \"value\": 0.002, \"unit\": \"\"}]},\n"
         " {\"configuration\": {\"A\": 2, \"B\": false}, \"times\": {}, \"invalidity\": "
         "\"constraints\", \"correctness\": 0, \"kernel\": \"kk\", \"device\": \"dd\"}]}\n";
-    kt_recording *r = open_ok(write_file("t.json", t4));
+    kt_recording *r = open_ok(kt_test_write("t.json", t4));
     const kt_spec *s = kt_recording_spec(r);
     CHECK_STR(kt_recording_kind(r), "T4 results");
     CHECK_STR(s->name, "kk");
@@ -213,30 +203,30 @@ static void test_bad_files_are_one_clear_line(void)
 {
     char cut[200]; /* ends in "[10, 2" */
     snprintf(cut, sizeof cut, "%.*s", (int)(strstr(CACHE, "20, 30") - CACHE + 1), CACHE);
-    const char *msg = open_error(write_file("cut.json", cut), KT_EFORMAT);
+    const char *msg = open_error(kt_test_write("cut.json", cut), KT_EFORMAT);
     CHECK(strstr(msg, "cut.json:3:") && strstr(msg, "unexpected end of file"));
 
     const char *wrong =
         "{\"device_name\": \"d\", \"kernel_name\": \"k\", \"tune_params_keys\": [\"X\"],"
         " \"cache\": {\"1\": {\"time\": 1}, \"1,2\": {\"time\": 2}}}";
-    msg = open_error(write_file("arity.json", wrong), KT_EFORMAT);
+    msg = open_error(kt_test_write("arity.json", wrong), KT_EFORMAT);
     CHECK(strstr(msg, "arity.json: cache entry '1,2': 2 values for 1 tuning parameters"));
 
     const char *t4 = "{\"results\": [{\"configuration\": {\"A\": 1}, \"invalidity\": "
                      "\"correct\", \"correctness\": 1}]}";
-    msg = open_error(write_file("t4.json", t4), KT_EFORMAT);
+    msg = open_error(kt_test_write("t4.json", t4), KT_EFORMAT);
     CHECK(strstr(msg, "t4.json: results[0]: no 'times'"));
 
     const char *mixed =
         "{\"results\": [{\"configuration\": {\"A\": 1}, \"times\": {}, \"invalidity\": "
         "\"compile\", \"correctness\": 0}, {\"configuration\": {\"B\": 1}, \"times\": {},"
         " \"invalidity\": \"compile\", \"correctness\": 0}]}";
-    msg = open_error(write_file("mixed.json", mixed), KT_EFORMAT);
+    msg = open_error(kt_test_write("mixed.json", mixed), KT_EFORMAT);
     CHECK(strstr(msg, "configuration 'B=1' does not have the parameters of the first"));
 
-    msg = open_error(write_file("x.json", "[1, 2]"), KT_EFORMAT);
+    msg = open_error(kt_test_write("x.json", "[1, 2]"), KT_EFORMAT);
     CHECK(strstr(msg, "x.json: not a recording"));
-    msg = open_error(write_file("bz.json", "BZh91AY&SY garbage"), KT_EFORMAT);
+    msg = open_error(kt_test_write("bz.json", "BZh91AY&SY garbage"), KT_EFORMAT);
     CHECK(strstr(msg, "bz.json: corrupt or truncated bzip2 data"));
     msg = open_error(kt_test_tmp("absent.json"), KT_EIO);
     CHECK(strstr(msg, "absent.json"));
@@ -287,20 +277,20 @@ static const char *only_entry(const char *dir)
 
 static void test_members_in_any_order_read_the_same(void)
 {
-    check_cache(open_in(write_file("a.json", "{" NAMES ",\n" ENTRIES "}\n"), NULL), 1.5);
+    check_cache(open_in(kt_test_write("a.json", "{" NAMES ",\n" ENTRIES "}\n"), NULL), 1.5);
     /* the cache first: its entries are read once the names are */
-    check_cache(open_in(write_file("b.json", "{" ENTRIES ",\n" NAMES "}\n"), NULL), 1.5);
+    check_cache(open_in(kt_test_write("b.json", "{" ENTRIES ",\n" NAMES "}\n"), NULL), 1.5);
     /* Kernel Tuner leaves a cache open while it runs: "...}," */
     char open[4096];
     snprintf(open, sizeof open, "{" NAMES ",\n" ENTRIES);
     strcpy(open + strlen(open) - 1, ",\n");
-    check_cache(open_in(write_file("c.json", open), NULL), 1.5);
+    check_cache(open_in(kt_test_write("c.json", open), NULL), 1.5);
 
     const char *t4 = /* Kernel Tuner writes results before metadata */
         "{\"results\": [{\"configuration\": {\"A\": 1}, \"times\": {}, \"invalidity\": "
         "\"correct\", \"correctness\": 1, \"measurements\": [{\"name\": \"time\", "
         "\"value\": 0.002, \"unit\": \"\"}]}],\n \"metadata\": {\"timeunit\": \"s\"}}";
-    kt_recording *r = open_in(write_file("t.json", t4), NULL);
+    kt_recording *r = open_in(kt_test_write("t.json", t4), NULL);
     kt_result res;
     CHECK(kt_replay_find(kt_recording_replay(r), "A=1", &res));
     CHECK_NEAR(res.time_ms, 2, 1e-12); /* seconds to ms */
@@ -322,7 +312,7 @@ static void test_syntax_errors_in_streamed_rows_say_where(void)
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         kt_recording *r = NULL;
         kt_diag d = {{0}};
-        CHECK_EQ_INT(kt_recording_open(write_file("cut.json", BAD[i].text), NULL, &r, &d),
+        CHECK_EQ_INT(kt_recording_open(kt_test_write("cut.json", BAD[i].text), NULL, &r, &d),
                      KT_EFORMAT);
         CHECK(r == NULL);
         if (!strstr(d.msg, BAD[i].where) || !strstr(d.msg, BAD[i].why))
@@ -333,7 +323,7 @@ static void test_syntax_errors_in_streamed_rows_say_where(void)
 
 static void test_a_kept_recording_replays_as_the_parsed_one(void)
 {
-    const char *dir = kt_test_tmp("kept"), *path = write_file("c.json", "{" NAMES ",\n"
+    const char *dir = kt_test_tmp("kept"), *path = kt_test_write("c.json", "{" NAMES ",\n"
                                                                ENTRIES "}\n");
     check_cache(open_in(path, dir), 1.5);
     const char *entry = only_entry(dir);
@@ -361,14 +351,14 @@ static void test_a_kept_recording_replays_as_the_parsed_one(void)
 static void test_a_changed_file_is_read_again(void)
 {
     const char *dir = kt_test_tmp("kept");
-    const char *path = write_file("c.json", "{" NAMES ",\n" ENTRIES "}\n");
+    const char *path = kt_test_write("c.json", "{" NAMES ",\n" ENTRIES "}\n");
     check_cache(open_in(path, dir), 1.5);
     /* the same size, one digit changed */
     char text[4096];
     snprintf(text, sizeof text, "{" NAMES ",\n" ENTRIES "}\n");
     char *at = strstr(text, "\"4,20\": {\"time\": 1.5}");
     at[strlen("\"4,20\": {\"time\": 1.")] = '2';
-    write_file("c.json", text);
+    kt_test_write("c.json", text);
     check_cache(open_in(path, dir), 1.2);
     check_cache(open_in(path, dir), 1.2);
 }
@@ -378,7 +368,7 @@ static void test_a_changed_file_is_read_again(void)
 static void spoil(const char *cmd)
 {
     const char *dir = kt_test_tmp("kept");
-    const char *path = write_file("c.json", "{" NAMES ",\n" ENTRIES "}\n");
+    const char *path = kt_test_write("c.json", "{" NAMES ",\n" ENTRIES "}\n");
     check_cache(open_in(path, dir), 1.5);
     char entry[4096], shell[16384];
     snprintf(entry, sizeof entry, "%s", only_entry(dir));
@@ -405,7 +395,7 @@ static void test_a_corrupt_or_cut_entry_is_ignored_and_rebuilt(void)
 static void test_an_entry_of_other_content_is_not_taken(void)
 {
     const char *dir = kt_test_tmp("kept");
-    const char *a = write_file("a.json", "{" NAMES ",\n" ENTRIES "}\n");
+    const char *a = kt_test_write("a.json", "{" NAMES ",\n" ENTRIES "}\n");
     check_cache(open_in(a, dir), 1.5);
     char first[4096], shell[16384];
     snprintf(first, sizeof first, "%s", only_entry(dir));
@@ -413,7 +403,7 @@ static void test_an_entry_of_other_content_is_not_taken(void)
     snprintf(text, sizeof text, "{" NAMES ",\n" ENTRIES "}\n");
     char *at = strstr(text, "\"4,20\": {\"time\": 1.5}");
     at[strlen("\"4,20\": {\"time\": 1.")] = '2';
-    const char *b = write_file("b.json", text);
+    const char *b = kt_test_write("b.json", text);
     /* b's entry, made first, then replaced by a's under b's name */
     check_cache(open_in(b, dir), 1.2);
     char second[4096];
@@ -432,10 +422,10 @@ static void test_an_entry_of_other_content_is_not_taken(void)
 
 static void test_an_unwritable_cache_only_costs_the_parse(void)
 {
-    const char *blocker = write_file("file", "not a directory\n");
+    const char *blocker = kt_test_write("file", "not a directory\n");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/kept", blocker);
-    const char *path = write_file("c.json", "{" NAMES ",\n" ENTRIES "}\n");
+    const char *path = kt_test_write("c.json", "{" NAMES ",\n" ENTRIES "}\n");
     check_cache(open_in(path, dir), 1.5);
     check_cache(open_in(path, dir), 1.5);
 }
@@ -451,8 +441,8 @@ static void two_problems(const char *db_path)
     kt_diag d = {{0}};
     kt_kerneltuner_stats st;
     CHECK(kt_db_open(db_path, &db, &d) == KT_OK);
-    CHECK(kt_kerneltuner_import(write_file("a.json", CACHE), db, &st, &d) == KT_OK);
-    CHECK(kt_kerneltuner_import(write_file("b.json", other), db, &st, &d) == KT_OK);
+    CHECK(kt_kerneltuner_import(kt_test_write("a.json", CACHE), db, &st, &d) == KT_OK);
+    CHECK(kt_kerneltuner_import(kt_test_write("b.json", other), db, &st, &d) == KT_OK);
     kt_db_close(db);
 }
 
@@ -491,7 +481,7 @@ static void test_a_csv_export_replays_one_recording_of_it(void)
         ",d,k,h,\"N=1\",\"A=2,B=y\",invalid,,,\"\"\n"
         ",d,k,h,\"N=1\",\"A=1,B=y\",ok,1.25,2,\"\"\n"
         ",d,k,h,\"N=2\",\"A=1,B=x\",ok,9,2,\"\"\n";
-    const char *path = write_file("rec.csv", csv);
+    const char *path = kt_test_write("rec.csv", csv);
     kt_recording *r = NULL;
     kt_diag d = {{0}};
     CHECK_EQ_INT(kt_recording_open(path, NULL, &r, &d), KT_EINVAL); /* two problems */
@@ -516,7 +506,7 @@ static void test_a_csv_export_replays_one_recording_of_it(void)
 
     const char *bad = "device,kernel,source_hash,problem,config,status,time_ms\n"
                       "d,k,h,N=1,A=1,ok,\n";
-    CHECK_EQ_INT(kt_recording_open(write_file("bad.csv", bad), NULL, &r, &d), KT_EFORMAT);
+    CHECK_EQ_INT(kt_recording_open(kt_test_write("bad.csv", bad), NULL, &r, &d), KT_EFORMAT);
     CHECK(strstr(d.msg, "bad.csv:2: an ok row without a time_ms") != NULL);
 }
 

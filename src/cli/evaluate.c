@@ -1,8 +1,6 @@
 /* evaluate.c - `ktune evaluate`: the paper's metrics on a model's held-out
  * samples, for several beam widths, constrained or not. */
-#include "cli/cli.h"
-#include "core/util.h"
-#include "ml/predict.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -21,7 +19,8 @@ static const char USAGE[] =
     "  --beam K,...        beam widths (default 1,10,30,50,100)\n"
     "  --unconstrained     plain beam search (default: prefixes that cannot be\n"
     "                      completed validly are dropped)\n"
-    "  --spec FILE         the kernel's space (default kernels/miopen/KERNEL.json)\n"
+    "  --spec FILE         the kernel's space (default kernels/miopen/KERNEL.json,\n"
+    "                      where the repository's MIOpen solvers' spaces are)\n"
     "  --limit N           evaluate only the first N held-out samples\n"
     "  --db FILE           accepted for symmetry with train; the model holds\n"
     "                      its held-out samples\n"
@@ -29,38 +28,29 @@ static const char USAGE[] =
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
-#define MAX_WIDTHS 16
-
-typedef struct eval_opts {
+typedef struct eval_args {
     const char *model, *spec;
-    size_t widths[MAX_WIDTHS], nwidths, kmax;
+    ktune_eval_opts eval;
     uint64_t limit;
-    bool unconstrained, json;
-} eval_opts;
+    bool json;
+} eval_args;
 
-typedef struct tally {
-    size_t samples, right_params, valid, checked;
-    size_t perfect[MAX_WIDTHS];
-    double seconds;
-} tally;
-
-static int parse_widths(const char *text, eval_opts *o)
+static int parse_widths(const char *text, ktune_eval_opts *o)
 {
-    o->nwidths = o->kmax = 0;
+    o->nwidths = 0;
     for (const char *s = text; *s;) {
         char *end;
         long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 10000 || o->nwidths == MAX_WIDTHS ||
+        if (end == s || v < 1 || v > 10000 || o->nwidths == KTUNE_EVAL_MAX_WIDTHS ||
             (*end && *end != ','))
             return cli_usage_error("evaluate", "--beam expects widths like 1,10,100");
         o->widths[o->nwidths++] = (size_t)v;
-        o->kmax = (size_t)v > o->kmax ? (size_t)v : o->kmax;
         s = end + (*end == ',');
     }
     return o->nwidths ? CLI_OK : cli_usage_error("evaluate", "--beam is empty");
 }
 
-static int parse(int argc, char **argv, eval_opts *o)
+static int parse(int argc, char **argv, eval_args *a)
 {
     static const struct option LONG[] = {
         {"model", required_argument, 0, 'm'}, {"beam", required_argument, 0, 'b'},
@@ -68,79 +58,45 @@ static int parse(int argc, char **argv, eval_opts *o)
         {"limit", required_argument, 0, 'l'}, {"db", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int c, rc = parse_widths("1,10,30,50,100", o);
+    int c, rc = CLI_OK; /* the widths: ktune_eval_opts_init's, unless --beam */
     optind = 1;
     while (rc == CLI_OK && (c = cli_getopt("evaluate", argc, argv, LONG)) != -1) {
         switch (c) {
-        case 'm': o->model = optarg; break;
-        case 'b': rc = parse_widths(optarg, o); break;
-        case 'u': o->unconstrained = true; break;
-        case 's': o->spec = optarg; break;
+        case 'm': a->model = optarg; break;
+        case 'b': rc = parse_widths(optarg, &a->eval); break;
+        case 'u': a->eval.unconstrained = true; break;
+        case 's': a->spec = optarg; break;
         case 'l':
-            rc = cli_parse_range("evaluate", "--limit", optarg, 1, UINT64_MAX, &o->limit);
+            rc = cli_parse_range("evaluate", "--limit", optarg, 1, SIZE_MAX, &a->limit);
             break;
         case 'd': break;
-        case 'j': o->json = true; break;
+        case 'j': a->json = true; break;
         case 'h': fputs(USAGE, stdout); return -1;
         default: return CLI_USAGE;
         }
     }
-    if (rc == CLI_OK && (!o->model || optind != argc))
+    a->eval.limit = (size_t)a->limit;
+    if (rc == CLI_OK && (!a->model || optind != argc))
         rc = cli_usage_error("evaluate", "--model MODEL is required");
     return rc;
 }
 
-/* Score one held-out sample into the tally. */
-static int eval_sample(const kt_model *m, kt_constraint *c, const eval_opts *o,
-                       size_t i, uint16_t *beams, tally *t, kt_diag *diag)
+static void report(const ktune_model *m, const eval_args *a, const ktune_eval_report *r)
 {
-    kt_model_info info;
-    kt_model_describe(m, &info);
-    size_t found = 0;
-    double t0 = kt_now();
-    int rc = kt_predict(m, o->unconstrained ? NULL : c, kt_model_test_problem(m, i),
-                        o->kmax, beams, NULL, &found, diag);
-    t->seconds += kt_now() - t0;
-    if (rc != KT_OK)
-        return rc;
-    const uint16_t *want = kt_model_test_target(m, i);
-    t->samples++;
-    size_t rank = found; /* where the true configuration is, if found */
-    for (size_t b = 0; b < found && rank == found; b++)
-        if (memcmp(beams + b * info.nout, want, info.nout * sizeof *want) == 0)
-            rank = b;
-    for (size_t w = 0; w < o->nwidths; w++)
-        t->perfect[w] += rank < o->widths[w];
-    for (size_t p = 0; found && p < info.nout; p++)
-        t->right_params += beams[p] == want[p];
-    if (c) { /* finding nothing counts as no valid prediction */
-        if (o->unconstrained) /* the unconstrained search did not bind it */
-            rc = kt_constraint_bind(c, kt_model_test_problem(m, i), diag);
-        t->valid += rc == KT_OK && found && kt_constraint_valid(c, beams);
-        t->checked++;
-    }
-    return rc;
-}
-
-static double pct(size_t a, size_t b) { return b ? 100.0 * (double)a / (double)b : NAN; }
-
-static void report(const kt_model *m, const eval_opts *o, const tally *t)
-{
-    kt_model_info info;
-    kt_model_describe(m, &info);
-    double acc = pct(t->right_params, t->samples * info.nout);
-    double ms = t->samples ? t->seconds / (double)t->samples * 1e3 : NAN;
-    if (!o->json) {
+    ktune_model_info info;
+    ktune_model_describe(m, &info);
+    const ktune_eval_opts *o = &a->eval;
+    if (!a->json) {
         printf("%s %s%s%s: %zu held-out samples, %s beam search\n", info.method,
-               info.kernel, *info.where ? " where " : "", info.where, t->samples,
+               info.kernel, *info.where ? " where " : "", info.where, r->samples,
                o->unconstrained ? "unconstrained" : "constrained");
         char valid[32] = "n/a (no spec)";
-        if (t->checked)
-            snprintf(valid, sizeof valid, "%.2f%%", pct(t->valid, t->checked));
+        if (!isnan(r->valid))
+            snprintf(valid, sizeof valid, "%.2f%%", r->valid);
         printf("average accuracy %.2f%%, valid top-1 %s, %.3f ms per query at k=%zu\n",
-               acc, valid, ms, o->kmax);
+               r->avg_accuracy, valid, r->ms_per_query, r->kmax);
         for (size_t w = 0; w < o->nwidths; w++)
-            printf("perfect top-%-4zu %.2f%%\n", o->widths[w], pct(t->perfect[w], t->samples));
+            printf("perfect top-%-4zu %.2f%%\n", o->widths[w], r->perfect[w]);
         return;
     }
     json_object *j = json_object_new_object(), *perfect = json_object_new_object();
@@ -148,58 +104,49 @@ static void report(const kt_model *m, const eval_opts *o, const tally *t)
     json_object_object_add(j, "kernel", json_object_new_string(info.kernel));
     json_object_object_add(j, "where", json_object_new_string(info.where));
     json_object_object_add(j, "constrained", json_object_new_boolean(!o->unconstrained));
-    json_object_object_add(j, "test_samples", json_object_new_int64((int64_t)t->samples));
-    json_object_object_add(j, "avg_accuracy", cli_json_double(acc));
+    json_object_object_add(j, "test_samples", json_object_new_int64((int64_t)r->samples));
+    json_object_object_add(j, "avg_accuracy", cli_json_double(r->avg_accuracy));
     for (size_t w = 0; w < o->nwidths; w++) {
         char k[24];
         snprintf(k, sizeof k, "%zu", o->widths[w]);
-        json_object_object_add(perfect, k, cli_json_double(pct(t->perfect[w], t->samples)));
+        json_object_object_add(perfect, k, cli_json_double(r->perfect[w]));
     }
     json_object_object_add(j, "perfect", perfect);
-    json_object_object_add(j, "valid", cli_json_double(pct(t->valid, t->checked)));
-    json_object_object_add(j, "ms_per_query", cli_json_double(ms));
+    json_object_object_add(j, "valid", cli_json_double(r->valid));
+    json_object_object_add(j, "ms_per_query", cli_json_double(r->ms_per_query));
     cli_json_print(j);
 }
 
 int cli_evaluate(int argc, char **argv)
 {
-    eval_opts o = {0};
-    int rc = parse(argc, argv, &o);
+    eval_args a = {0};
+    ktune_eval_opts_init(&a.eval);
+    int rc = parse(argc, argv, &a);
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;
-    kt_diag diag = {{0}};
-    kt_model *m = NULL;
-    kt_constraint *c = NULL;
-    uint16_t *beams = NULL;
-    tally t = {0};
-    if (kt_model_load(o.model, &m, &diag) != KT_OK)
+    ktune_diag diag = {{0}};
+    ktune_model *m = NULL;
+    if (ktune_model_load(a.model, &m, &diag) != KTUNE_OK)
         return cli_error("%s", diag.msg);
-    kt_model_info info;
-    kt_model_describe(m, &info);
-    if (info.ntest == 0) {
-        kt_model_free(m);
-        return cli_error("%s holds out no problems (trained with --holdout 0): "
-                         "nothing to evaluate", o.model);
-    }
-    char *spec = o.spec ? kt_strdup(o.spec) : kt_asprintf("kernels/miopen/%s.json", info.kernel);
-    bool have_spec = spec && access(spec, R_OK) == 0;
-    if (!have_spec && !o.unconstrained)
-        rc = cli_error("no space for kernel '%s' at '%s': the constrained search needs "
-                       "one (hint: --spec FILE, or --unconstrained)", info.kernel,
-                       spec ? spec : "?");
-    else if (have_spec && kt_constraint_new(spec, &info, &c, &diag) != KT_OK)
-        rc = cli_error("%s", diag.msg);
-    if (rc == CLI_OK && !(beams = malloc(o.kmax * (info.nout + 1) * sizeof *beams)))
+    ktune_model_info info;
+    ktune_model_describe(m, &info);
+    /* the documented default: the repository's space of an MIOpen solver */
+    char *spec = NULL;
+    if (a.spec ? asprintf(&spec, "%s", a.spec) < 0
+               : asprintf(&spec, "kernels/miopen/%s.json", info.kernel) < 0)
+        spec = NULL;
+    a.eval.spec_path = spec && access(spec, R_OK) == 0 ? spec : NULL;
+    ktune_eval_report r;
+    if (!spec)
         rc = cli_error("out of memory");
-    size_t n = o.limit && o.limit < info.ntest ? (size_t)o.limit : info.ntest;
-    for (size_t i = 0; rc == CLI_OK && i < n; i++)
-        if (eval_sample(m, c, &o, i, beams, &t, &diag) != KT_OK)
-            rc = cli_error("%s", diag.msg);
-    if (rc == CLI_OK)
-        report(m, &o, &t);
-    free(beams);
+    else if (!a.eval.spec_path && !a.eval.unconstrained)
+        rc = cli_error("no space for kernel '%s' at '%s': the constrained search needs "
+                       "one (hint: --spec FILE, or --unconstrained)", info.kernel, spec);
+    else if (ktune_model_evaluate(m, &a.eval, &r, &diag) != KTUNE_OK)
+        rc = cli_error("%s", diag.msg);
+    else
+        report(m, &a, &r);
     free(spec);
-    kt_constraint_free(c);
-    kt_model_free(m);
+    ktune_model_free(m);
     return rc;
 }

@@ -3,11 +3,7 @@
  * csv`: measurements exported by `ktune db export csv`, back in; `ktune
  * import kerneltuner`: a Kernel Tuner cache file; `ktune import t4`: a T4
  * results file. */
-#include "cli/cli.h"
-#include "store/csv_import.h"
-#include "store/kerneltuner.h"
-#include "store/miopen.h"
-#include "store/t4.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -96,61 +92,70 @@ static int report(json_object *o, bool json, const char *fmt, ...)
     return CLI_OK;
 }
 
-static int import_csv(const char *file, const char *path, bool json)
+/* The import of file into the database at path (created if need be), or
+ * the error, reported. */
+static int import(ktune_import_format fmt, const char *file, const char *path,
+                  const ktune_import_opts *o, ktune_import_stats *st)
 {
-    kt_diag diag = {{0}};
-    kt_db *db = NULL;
-    kt_csv_import_stats st;
-    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
-    if (rc == KT_OK)
-        rc = kt_csv_import(file, db, &st, &diag);
-    kt_db_close(db);
-    if (rc != KT_OK)
-        return cli_error("%s", diag.msg);
-    return report(stats_json("csv", file, path, st.rows, st.added), json,
-                  "read %llu rows; %llu new in %s\n", (unsigned long long)st.rows,
-                  (unsigned long long)st.added, path);
+    ktune_diag diag = {{0}};
+    ktune_db *db = NULL;
+    int rc = ktune_db_open(path, KTUNE_DB_CREATE, &db, &diag);
+    if (rc == KTUNE_OK)
+        rc = ktune_db_import(db, fmt, file, o, st, &diag);
+    ktune_db_close(db);
+    return rc == KTUNE_OK ? CLI_OK : cli_error("%s", diag.msg);
 }
 
-static int import_kerneltuner(const char *file, const char *path, bool json)
+/* What was read: a line, or with json an object. */
+static int report_csv(const char *file, const char *path, const ktune_import_stats *st,
+                      bool json)
 {
-    kt_diag diag = {{0}};
-    kt_db *db = NULL;
-    kt_kerneltuner_stats st;
-    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
-    if (rc == KT_OK)
-        rc = kt_kerneltuner_import(file, db, &st, &diag);
-    kt_db_close(db);
-    if (rc != KT_OK)
-        return cli_error("%s", diag.msg);
-    json_object *o = stats_json("kerneltuner", file, path, st.rows, st.added);
-    add_count(o, "ok", st.ok);
-    add_text(o, "kernel", st.kernel);
-    add_text(o, "device", st.device);
-    add_text(o, "problem", st.problem);
+    return report(stats_json("csv", file, path, st->rows, st->added), json,
+                  "read %llu rows; %llu new in %s\n", (unsigned long long)st->rows,
+                  (unsigned long long)st->added, path);
+}
+
+static int report_kerneltuner(const char *file, const char *path,
+                              const ktune_import_stats *st, bool json)
+{
+    json_object *o = stats_json("kerneltuner", file, path, st->rows, st->added);
+    add_count(o, "ok", st->ok);
+    add_text(o, "kernel", st->kernel);
+    add_text(o, "device", st->device);
+    add_text(o, "problem", st->problem);
     return report(o, json, "read %llu entries (%llu with a time) of kernel %s on %s, "
-                  "problem '%s'; %llu new in %s\n", (unsigned long long)st.rows,
-                  (unsigned long long)st.ok, st.kernel, st.device, st.problem,
-                  (unsigned long long)st.added, path);
+                  "problem '%s'; %llu new in %s\n", (unsigned long long)st->rows,
+                  (unsigned long long)st->ok, st->kernel, st->device, st->problem,
+                  (unsigned long long)st->added, path);
 }
 
-static int import_t4(const char *file, const char *path, const kt_t4_options *o,
+static int report_t4(const char *file, const char *path, const ktune_import_stats *st,
                      bool json)
 {
-    kt_diag diag = {{0}};
-    kt_db *db = NULL;
-    kt_t4_stats st;
-    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
-    if (rc == KT_OK)
-        rc = kt_t4_import(file, db, o, &st, &diag);
-    kt_db_close(db);
-    if (rc != KT_OK)
-        return cli_error("%s", diag.msg);
-    json_object *j = stats_json("t4", file, path, st.rows, st.added);
-    add_count(j, "ok", st.ok);
+    json_object *j = stats_json("t4", file, path, st->rows, st->added);
+    add_count(j, "ok", st->ok);
     return report(j, json, "read %llu results (%llu correct); %llu new in %s\n",
-                  (unsigned long long)st.rows, (unsigned long long)st.ok,
-                  (unsigned long long)st.added, path);
+                  (unsigned long long)st->rows, (unsigned long long)st->ok,
+                  (unsigned long long)st->added, path);
+}
+
+static int report_miopen(const char *file, const char *path, const ktune_import_stats *st,
+                         bool json)
+{
+    if (st->rejected)
+        fprintf(stderr, "ktune: warning: %s: %llu rows are not a configuration of "
+                "their solver, not stored: %s%s\n", file,
+                (unsigned long long)st->rejected, st->rejects,
+                st->rejected > 3 ? "; ..." : "");
+    json_object *j = stats_json("miopen", file, path, st->rows, st->added);
+    add_count(j, "solvers", st->solvers);
+    add_count(j, "named", st->named);
+    add_count(j, "rejected", st->rejected);
+    add_text(j, "device", st->device);
+    return report(j, json, "read %llu rows of %llu solvers (%llu with named parameters); "
+                  "%llu new in %s as device %s\n", (unsigned long long)st->rows,
+                  (unsigned long long)st->solvers, (unsigned long long)st->named,
+                  (unsigned long long)st->added, path, st->device);
 }
 
 /* The default spec folder, when ktune runs from the repository. */
@@ -159,34 +164,6 @@ static const char *default_specs(void)
     struct stat st;
     return stat("kernels/miopen", &st) == 0 && S_ISDIR(st.st_mode) ? "kernels/miopen"
                                                                    : NULL;
-}
-
-static int import_miopen(const char *file, const char *path, kt_miopen_options *o,
-                         bool json)
-{
-    kt_diag diag = {{0}};
-    kt_db *db = NULL;
-    kt_import_stats st;
-    int rc = kt_db_open_mode(path, KT_DB_CREATE, &db, &diag);
-    if (rc == KT_OK)
-        rc = kt_miopen_import_opts(file, db, o, &st, &diag);
-    kt_db_close(db);
-    if (rc != KT_OK)
-        return cli_error("%s", diag.msg);
-    if (st.rejected)
-        fprintf(stderr, "ktune: warning: %s: %llu rows are not a configuration of "
-                "their solver, not stored: %s%s\n", file,
-                (unsigned long long)st.rejected, st.rejects,
-                st.rejected > 3 ? "; ..." : "");
-    json_object *j = stats_json("miopen", file, path, st.rows, st.added);
-    add_count(j, "solvers", st.solvers);
-    add_count(j, "named", st.named);
-    add_count(j, "rejected", st.rejected);
-    add_text(j, "device", st.device);
-    return report(j, json, "read %llu rows of %llu solvers (%llu with named parameters); "
-                  "%llu new in %s as device %s\n", (unsigned long long)st.rows,
-                  (unsigned long long)st.solvers, (unsigned long long)st.named,
-                  (unsigned long long)st.added, path, st.device);
 }
 
 int cli_import(int argc, char **argv)
@@ -200,8 +177,9 @@ int cli_import(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *path = "ktune.db";
-    kt_miopen_options o = {.spec_dir = default_specs()};
-    kt_t4_options t4 = {0};
+    ktune_import_opts o;
+    ktune_import_opts_init(&o);
+    o.spec_dir = default_specs();
     bool miopen_only = false; /* an option only 'miopen' takes was given */
     bool t4_only = false;     /* one only 't4' takes */
     bool json = false;
@@ -210,21 +188,21 @@ int cli_import(int argc, char **argv)
     while ((c = cli_getopt("import", argc, argv, LONG)) != -1) {
         switch (c) {
         case 'd': path = optarg; break;
-        case 'D': o.device = t4.device = optarg; break;
+        case 'D': o.device = optarg; break;
         case 's': o.spec_dir = optarg; miopen_only = true; break;
-        case 'k': t4.kernel = optarg; t4_only = true; break;
-        case 'p': t4.problem = optarg; t4_only = true; break;
+        case 'k': o.kernel = optarg; t4_only = true; break;
+        case 'p': o.problem = optarg; t4_only = true; break;
         case 'J': json = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
     }
     const char *kind = optind + 2 == argc ? argv[optind] : "";
-    bool is_miopen = strcmp(kind, "miopen") == 0, is_t4 = strcmp(kind, "t4") == 0;
-    bool is_csv = strcmp(kind, "csv") == 0, is_kt = strcmp(kind, "kerneltuner") == 0;
-    if (!is_miopen && !is_t4 && !is_csv && !is_kt)
+    ktune_import_format fmt;
+    if (ktune_import_format_parse(kind, &fmt) != KTUNE_OK)
         return cli_usage_error("import", "expected 'miopen PERFDB', 'csv FILE', "
                                "'kerneltuner FILE' or 't4 FILE'");
+    bool is_miopen = fmt == KTUNE_IMPORT_MIOPEN, is_t4 = fmt == KTUNE_IMPORT_T4;
     if (!is_miopen && !is_t4 && (miopen_only || o.device))
         return cli_usage_error("import", "--device and --specs are for 'miopen' and "
                                "'t4': %s names its devices and kernels", kind);
@@ -232,11 +210,16 @@ int cli_import(int argc, char **argv)
         return cli_usage_error("import", "--kernel and --problem are for 't4'");
     if (is_t4 && miopen_only)
         return cli_usage_error("import", "--specs is for 'miopen'");
-    if (is_csv)
-        return import_csv(argv[optind + 1], path, json);
-    if (is_kt)
-        return import_kerneltuner(argv[optind + 1], path, json);
-    if (is_t4)
-        return import_t4(argv[optind + 1], path, &t4, json);
-    return import_miopen(argv[optind + 1], path, &o, json);
+    const char *file = argv[optind + 1];
+    ktune_import_stats st;
+    int rc = import(fmt, file, path, &o, &st);
+    if (rc != CLI_OK)
+        return rc;
+    switch (fmt) {
+    case KTUNE_IMPORT_CSV: return report_csv(file, path, &st, json);
+    case KTUNE_IMPORT_KERNELTUNER: return report_kerneltuner(file, path, &st, json);
+    case KTUNE_IMPORT_T4: return report_t4(file, path, &st, json);
+    case KTUNE_IMPORT_MIOPEN: break;
+    }
+    return report_miopen(file, path, &st, json);
 }

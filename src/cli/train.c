@@ -1,6 +1,5 @@
 /* train.c - `ktune train`: fit a predictor on one kernel's stored results. */
-#include "cli/cli.h"
-#include "ml/model.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -66,15 +65,15 @@ static void progress(void *user, int epoch, double train_loss, double val_loss,
 }
 
 /* The line (or with json the object) that says what was trained. */
-static void report(const kt_model *m, const char *out, bool json)
+static void report(const ktune_model *m, const char *out, bool json)
 {
-    kt_model_info info;
-    kt_model_describe(m, &info);
+    ktune_model_info info;
+    ktune_model_describe(m, &info);
     if (!json) {
         printf("%s: %s on %zu samples of %s%s%s (%zu held out), %zu inputs, %zu "
                "outputs\n", out, info.method, info.ntrain, info.kernel,
-               *info.where ? " where " : "", info.where, info.ntest, info.nin,
-               info.nout);
+               *info.where ? " where " : "", info.where, info.ntest, info.ninputs,
+               info.noutputs);
         return;
     }
     json_object *o = json_object_new_object();
@@ -83,7 +82,7 @@ static void report(const kt_model *m, const char *out, bool json)
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         json_object_object_add(o, keys[i], json_object_new_string(text[i]));
     const char *nkeys[] = {"train_samples", "test_samples", "inputs", "outputs"};
-    const size_t n[] = {info.ntrain, info.ntest, info.nin, info.nout};
+    const size_t n[] = {info.ntrain, info.ntest, info.ninputs, info.noutputs};
     for (size_t i = 0; i < sizeof nkeys / sizeof *nkeys; i++)
         json_object_object_add(o, nkeys[i], json_object_new_int64((int64_t)n[i]));
     cli_json_print(o);
@@ -101,27 +100,6 @@ static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
     return rc;
 }
 
-/* --split-ignore F,...: every F must be a field of the problems. */
-static int check_fields(const kt_dataset *d, const char *list)
-{
-    for (const char *s = list ? list : ""; *s;) {
-        size_t len = strcspn(s, ","), i = 0;
-        while (i < d->nin && !(strlen(d->in_names[i]) == len &&
-                               strncmp(d->in_names[i], s, len) == 0))
-            i++;
-        if (i == d->nin) {
-            char *fields = cli_join((const char *const *)d->in_names, d->nin);
-            int rc = cli_usage_error("train", "--split-ignore: '%.*s' is not a field of "
-                                     "%s's problems (%s)", (int)len, s, d->kernel,
-                                     fields ? fields : "");
-            free(fields);
-            return rc;
-        }
-        s += len + (s[len] == ',');
-    }
-    return CLI_OK;
-}
-
 int cli_train(int argc, char **argv)
 {
     static const struct option LONG[] = {
@@ -137,8 +115,9 @@ int cli_train(int argc, char **argv)
         {"paper-decoder", no_argument, 0, 'p'}, {"json", no_argument, 0, 'J'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *db_path = "ktune.db", *kernel = NULL, *out = NULL;
-    kt_train_opts o = {.method = "knn", .holdout = 0.2, .seed = 1, .k = 5,
-                       .progress = progress};
+    ktune_train_opts o;
+    ktune_train_opts_init(&o);
+    o.progress = progress;
     int c, rc = CLI_OK;
     bool json = false;
     optind = 1;
@@ -167,7 +146,7 @@ int cli_train(int argc, char **argv)
         case 'q': o.progress = NULL; break;
         case 'p': o.paper_decoder = true; break;
         case 'o': out = optarg; break;
-        case 'g': o.group_ignore = optarg; break;
+        case 'g': o.split_ignore = optarg; break;
         case 'J': json = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
@@ -177,26 +156,21 @@ int cli_train(int argc, char **argv)
         return rc;
     if (!kernel || !out || optind != argc)
         return cli_usage_error("train", "--kernel and --out are required");
-    bool cost = strcmp(o.method, "cost") == 0;
-    if (cost && o.holdout != 0)
-        return cli_usage_error("train", "--model cost learns from every measurement "
-                               "and is tested on other shapes: give --holdout 0");
-    kt_diag diag = {{0}};
-    kt_db *db = NULL;
-    kt_dataset *d = NULL;
-    kt_model *m = NULL;
-    if (kt_db_open_mode(db_path, KT_DB_EXISTING, &db, &diag) == KT_OK &&
-        (cost ? kt_dataset_load_all(db, kernel, o.where, &d, &diag)
-              : kt_dataset_load(db, kernel, o.where, &d, &diag)) == KT_OK &&
-        (rc = check_fields(d, o.group_ignore)) == CLI_OK &&
-        kt_model_train(d, &o, &m, &diag) == KT_OK &&
-        kt_model_save(m, out, &diag) == KT_OK) {
+    ktune_diag diag = {{0}};
+    ktune_db *db = NULL;
+    ktune_model *m = NULL;
+    int krc = ktune_db_open(db_path, 0, &db, &diag);
+    if (krc == KTUNE_OK)
+        krc = ktune_model_train(db, kernel, &o, &m, &diag);
+    if (krc == KTUNE_OK)
+        krc = ktune_model_save(m, out, &diag);
+    if (krc == KTUNE_OK)
         report(m, out, json);
-    } else if (rc == CLI_OK) {
+    else if (krc == KTUNE_EINVAL) /* options that do not fit the method or the data */
+        rc = cli_usage_error("train", "%s", diag.msg);
+    else
         rc = cli_error("%s", diag.msg);
-    }
-    kt_model_free(m);
-    kt_dataset_free(d);
-    kt_db_close(db);
+    ktune_model_free(m);
+    ktune_db_close(db);
     return rc;
 }

@@ -26,7 +26,7 @@ static int map_tokens(kt_constraint *c, const kt_model_info *info, kt_diag *diag
     for (size_t p = 0; p < c->nout; p++) {
         const kt_param_spec *ps = &c->spec->params[p];
         if (strcmp(ps->name, info->out_names[p]) != 0)
-            return kt_fail(diag, KT_EINVAL, "%s: parameter %zu is '%s', the model's "
+            return kt_fail(diag, KT_ESPEC, "%s: parameter %zu is '%s', the model's "
                            "output %zu is '%s'", c->spec->path, p, ps->name, p,
                            info->out_names[p]);
         const kt_vocab *v = &info->out_vocab[p];
@@ -53,7 +53,7 @@ int kt_constraint_new(const char *spec_path, const kt_model_info *info,
     c->nout = info->nout;
     int rc = kt_spec_load(spec_path, NULL, NULL, &c->spec, diag);
     if (rc == KT_OK && c->spec->nparams != info->nout)
-        rc = kt_fail(diag, KT_EINVAL, "%s has %zu tuning parameters, the model %zu",
+        rc = kt_fail(diag, KT_ESPEC, "%s has %zu tuning parameters, the model %zu",
                      spec_path, c->spec->nparams, info->nout);
     if (rc == KT_OK)
         rc = map_tokens(c, info, diag);

@@ -268,6 +268,6 @@ static void cost_load(kt_model *m, reader *r)
 }
 
 const kt_method kt_method_cost = {
-    .name = "cost", .kind = 21, .fit = cost_fit, .begin = cost_begin, .next = cost_next,
+    .name = "cost", .kind = 21, .every_measurement = true, .fit = cost_fit, .begin = cost_begin, .next = cost_next,
     .end = cost_end, .save = cost_save, .load = cost_load, .free = cost_free,
 };

@@ -25,6 +25,23 @@ const kt_method *kt_method_find(const char *name, uint32_t kind)
     return NULL;
 }
 
+const kt_method *kt_method_at(size_t i)
+{
+    return i < KT_ARRAY_LEN(METHODS) ? METHODS[i] : NULL;
+}
+
+int kt_method_lookup(const char *name, const kt_method **out, kt_diag *diag)
+{
+    if ((*out = name ? kt_method_find(name, 0) : NULL))
+        return KT_OK;
+    char names[256] = "";
+    for (size_t i = 0; i < KT_ARRAY_LEN(METHODS); i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 i ? ", " : "", METHODS[i]->name);
+    return kt_fail(diag, KT_EINVAL, "unknown method '%s' (available: %s)",
+                   name ? name : "(none)", names);
+}
+
 /* ------------------------------------------------------------- helpers */
 
 void kt_samples_clear(samples *s)
@@ -156,15 +173,10 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
                    kt_diag *diag)
 {
     *out = NULL;
-    const kt_method *method = kt_method_find(o->method, 0);
-    if (!method) {
-        char names[256] = "";
-        for (size_t i = 0; i < KT_ARRAY_LEN(METHODS); i++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                     i ? ", " : "", METHODS[i]->name);
-        return kt_fail(diag, KT_EINVAL, "unknown method '%s' (available: %s)", o->method,
-                       names);
-    }
+    const kt_method *method;
+    int mrc = kt_method_lookup(o->method, &method, diag);
+    if (mrc != KT_OK)
+        return mrc;
     if (!(o->holdout >= 0 && o->holdout < 1))
         return kt_fail(diag, KT_EINVAL, "--holdout must be at least 0 and below 1");
     kt_model *m = calloc(1, sizeof *m);
@@ -173,7 +185,7 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     *m = (kt_model){.method = method, .holdout = o->holdout, .seed = o->seed,
                     .nin = d->nin, .nout = d->nout};
-    int rc = kt_dataset_split(d, o->holdout, o->seed, o->group_ignore, &tr, &ntr, &te,
+    int rc = kt_dataset_split(d, o->holdout, o->seed, o->split_ignore, &tr, &ntr, &te,
                               &nte);
     if (rc == KT_OK && ntr == 0)
         rc = KT_EINVAL;

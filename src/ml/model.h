@@ -25,39 +25,22 @@
 
 #include "ml/dataset.h"
 
-typedef struct kt_model kt_model;
-
-/* Training progress of iterative methods, once per epoch: the loss on the
- * training part and on the validation part carved out of it. */
-typedef void (*kt_train_progress_fn)(void *user, int epoch, double train_loss,
-                                     double val_loss, double seconds);
-
-typedef struct kt_train_opts {
-    const char *method;   /* a method named above */
-    const char *where;    /* the dataset's filter, kept for the record */
-    double holdout;       /* fraction held out for evaluation */
-    const char *group_ignore; /* split by groups of problems equal but for
-                                 these fields ("batchsize,direction"); NULL:
-                                 every problem on its own */
-    uint64_t seed;
-    int k;                /* knn: neighbours (5) */
-    /* Sequence models (0: the method's default); xgboost reads epochs as
-     * its most boosting rounds, patience in rounds, lr as its eta. */
-    int hidden;           /* hidden width of each layer */
-    int epochs;           /* most epochs; early stopping may end sooner */
-    int patience;         /* epochs without validation gain before stopping */
-    int batch;            /* sequences per gradient step */
-    double lr;            /* Adam's learning rate */
-    double dropout;       /* dropout rate during training */
-    double seconds;       /* wall-clock budget of training (0: none) */
-    bool paper_decoder;   /* hybrids exactly as the paper: the decoder does not
-                             read the tokens chosen before (see seq_net.h) */
-    kt_train_progress_fn progress; /* NULL: silent */
-    void *progress_user;
-} kt_train_opts;
+/* The public ktune_model, ktune_train_opts and its progress callback
+ * (include/ktune.h) are the ml layer's own: no copy between them. */
+typedef struct ktune_model kt_model;
+typedef ktune_train_progress_fn kt_train_progress_fn;
+typedef ktune_train_opts kt_train_opts;
 
 int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
                    kt_diag *diag);
+/* Train on kernel's results in db (where: o->where): the data the method
+ * needs (each problem's best configuration, or every measurement for a
+ * method that learns from all of them, which then must hold nothing out),
+ * split by o->split_ignore, whose every field must be one of the problems'.
+ * KT_EINVAL for options that do not fit the method or the data (an unknown
+ * method, a holdout, a field), KT_ENOTFOUND when nothing matches. */
+int kt_model_train_db(kt_db *db, const char *kernel, const kt_train_opts *o,
+                      kt_model **out, kt_diag *diag);
 int kt_model_save(const kt_model *m, const char *path, kt_diag *diag);
 int kt_model_load(const char *path, kt_model **out, kt_diag *diag);
 /* A model from a model file's bytes (name: the file, for messages).  The

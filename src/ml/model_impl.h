@@ -21,7 +21,7 @@ typedef struct samples {
 
 typedef struct kt_method kt_method;
 
-struct kt_model {
+struct ktune_model {
     const kt_method *method;
     char *kernel, *where;
     double holdout;
@@ -63,6 +63,11 @@ void kt_reader_refuse(reader *r, const char *why);
 struct kt_method {
     const char *name;
     uint32_t kind;             /* stored in the model file */
+    /* Learns from every ok measurement with its time relative to its
+     * problem's fastest (kt_dataset_load_all), not only each problem's best
+     * configuration; such a model ranks whole configurations and is tested
+     * on other shapes, so it holds no problem out (kt_model_train_db). */
+    bool every_measurement;
     /* Learn from m->train (m->mean/scale are set); o carries the options.
      * m->test is off limits (it is the evaluation's). */
     int (*fit)(kt_model *m, const kt_train_opts *o);
@@ -85,6 +90,11 @@ struct kt_method {
 
 /* A method by name, or (name NULL) by the kind stored in a model file. */
 const kt_method *kt_method_find(const char *name, uint32_t kind);
+/* The i-th method of the table (i = 0, 1, ...); NULL past the last. */
+const kt_method *kt_method_at(size_t i);
+/* A method by name; KT_EINVAL naming the methods there are when none is
+ * called so. */
+int kt_method_lookup(const char *name, const kt_method **out, kt_diag *diag);
 
 extern const kt_method kt_method_knn;
 extern const kt_method kt_method_naive_bayes;

@@ -239,7 +239,7 @@ static int train_loop(trainer *t, const kt_train_opts *o)
             since++;
         }
         if (o->progress)
-            o->progress(o->progress_user, e, tl, vl, now() - start);
+            o->progress(o->user, e, tl, vl, now() - start);
         if (o->seconds > 0 && now() - start > o->seconds)
             break;
     }

@@ -94,7 +94,7 @@ static const char *const SQL[ST_N] = {
     [ST_DATA_VERSION] = "PRAGMA data_version",
 };
 
-struct kt_db {
+struct ktune_db {
     sqlite3 *conn;
     char *path;
     sqlite3_stmt *st[ST_N];

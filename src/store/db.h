@@ -14,7 +14,7 @@
 
 #include "core/base.h"
 
-typedef struct kt_db kt_db;
+typedef struct ktune_db kt_db; /* the public handle (include/ktune.h) */
 
 /* What identifies a device. */
 typedef struct kt_device_info {
@@ -24,16 +24,9 @@ typedef struct kt_device_info {
                                compiler, driver, clocks */
 } kt_device_info;
 
-/* One stored measurement with its keys, as the query functions give it. */
-typedef struct kt_db_row {
-    const char *device;     /* device name */
-    const char *kernel;     /* kernel name */
-    const char *source_hash;
-    const char *problem;    /* problem key */
-    const char *config;     /* configuration key */
-    const char *created;    /* ISO 8601 UTC */
-    kt_result result;
-} kt_db_row;
+/* One stored measurement with its keys, as the query functions give it:
+ * the public ktune_row. */
+typedef ktune_row kt_db_row;
 
 /* Return nonzero to stop. */
 typedef int (*kt_db_row_fn)(void *user, const kt_db_row *row);

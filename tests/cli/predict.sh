@@ -73,6 +73,6 @@ head -c 100 "$TMP/m.ktm" >"$TMP/cut.ktm"
 expect_fail 1 "cut.ktm: not a ktune model file" "$KTUNE" evaluate --model "$TMP/cut.ktm" \
     --unconstrained
 expect_fail 1 "no space for kernel 'ToySolver'" "$KTUNE" evaluate --model "$TMP/m.ktm"
-expect_fail 1 "unknown method .transformer." "$KTUNE" train --db "$TMP/r.db" --kernel ToySolver \
+expect_fail 2 "unknown method .transformer." "$KTUNE" train --db "$TMP/r.db" --kernel ToySolver \
     --model transformer --out "$TMP/x.ktm"
 pass "bad models and missing spaces"
