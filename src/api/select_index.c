@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define WHOLE_MAX 9007199254740992.0 /* 2^53, as problem values allow */
 
@@ -436,6 +437,22 @@ static int take_spec_params(builder *b)
     return KT_OK;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A copy of p (n bytes) in memory the kernel may back with 2 MiB pages
+ * (p itself when that fails, or when it is small): a lookup in a large
+ * index costs two cache misses, and without it two TLB misses more. */
+static void *huge_copy(void *p, size_t n)
+{
+    void *q = NULL;
+    if (!p || n < HUGE_PAGE || posix_memalign(&q, HUGE_PAGE, n))
+        return p;
+    madvise(q, (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE, MADV_HUGEPAGE);
+    memcpy(q, p, n);
+    free(p);
+    return q;
+}
+
 int kt_sel_index_build(kt_db *db, const kt_sel_source *src, kt_sel_index **out,
                        kt_diag *diag)
 {
@@ -459,6 +476,9 @@ int kt_sel_index_build(kt_db *db, const kt_sel_source *src, kt_sel_index **out,
         kt_sel_index_free(x);
         return rc;
     }
+    x->slots = huge_copy(x->slots, x->mask ? (x->mask + 1) * sizeof *x->slots : 0);
+    x->recs = huge_copy(x->recs, x->rlen);
+    x->logs = huge_copy(x->logs, x->n * x->np * sizeof *x->logs);
     *out = x;
     return KT_OK;
 }
