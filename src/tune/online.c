@@ -111,6 +111,7 @@ kt_online_opts kt_online_defaults(void)
     o.candidates = 16;
     o.warm = KT_WARM_DEFAULT;
     o.model_k = 8;
+    o.backend.jobs = 2; /* compilers at once, beside the application */
     o.seed = 1;
     return o;
 }
@@ -150,8 +151,7 @@ static void make_record(cand *c)
     *r = (kt_result){.status = KT_STATUS_OK, .energy_j = NAN, .power_w = NAN};
     r->time_ms = c->med;
     r->min_ms = buf[0];
-    r->spread = c->med > 0 ? (buf[(3 * m) / 4 < m ? (3 * m) / 4 : m - 1] - buf[m / 4]) / c->med
-                           : 0;
+    r->spread = c->med > 0 ? (buf[(3 * m) / 4] - buf[m / 4]) / c->med : 0;
     r->reps = (int)(c->n > INT32_MAX ? INT32_MAX : c->n);
     snprintf(r->detail, sizeof r->detail, "online: median of the last %zu of %zu "
              "production calls", m, c->n);
@@ -365,7 +365,8 @@ static int list_model(kt_online *on, oproblem *p, kt_diag *diag)
     size_t k = on->opts.model_k, found = 0;
     if (!on->opts.model || k == 0)
         return KT_OK;
-    uint16_t *cfgs = malloc(k * (on->spec->nparams ? on->spec->nparams : 1) * sizeof *cfgs);
+    size_t np = on->spec->nparams ? on->spec->nparams : 1;
+    uint16_t *cfgs = malloc(k * np * sizeof *cfgs);
     int rc = cfgs ? kt_predict_configs(on->opts.model, on->spec->path, p->prob.key, k,
                                        cfgs, &found, diag)
                   : kt_fail(diag, KT_ENOMEM, "out of memory");
@@ -491,31 +492,47 @@ static void mark_dead(kt_online *on, oproblem *p, cand *c, const kt_result *why)
                      &d);
 }
 
-/* Compile candidate i, verify it unless trusted, load it.  The first
- * candidate serves as soon as it is loaded, before its verification:
- * nothing else could serve yet. */
-static void build_cand(kt_online *on, oproblem *p, size_t i)
+/* Candidate i, compiled into b (or not: rc): verify it unless trusted,
+ * load it.  The first candidate serves as soon as it is loaded, before its
+ * verification: nothing else could serve yet. */
+static void finish_cand(kt_online *on, oproblem *p, size_t i, int rc, const kt_build *b)
 {
     cand *c = &p->c[i];
-    const uint16_t *cfg = c->cfg;
-    kt_build b = {0};
     kt_result res = {.status = KT_STATUS_OK};
     kt_diag d = {{0}};
-    int rc = on->be->compile(on->be_ctx, &cfg, 1, &b, &d);
     bool check = !c->verified && on->opts.verify == KT_ONLINE_VERIFY_WORKER;
-    if (rc == KT_OK && b.status != KT_STATUS_OK) {
-        res.status = b.status;
-        kt_strlcpy(res.detail, sizeof res.detail, b.detail);
+    if (rc == KT_OK && b->status != KT_STATUS_OK) {
+        res.status = b->status;
+        kt_strlcpy(res.detail, sizeof res.detail, b->detail);
     }
     if (rc == KT_OK && res.status == KT_STATUS_OK && (i == 0 || !check))
-        rc = load(on, p, c, b.artifact, &d);
+        rc = load(on, p, c, b->artifact, &d);
     if (rc == KT_OK && res.status == KT_STATUS_OK && check)
-        rc = verify(on, p, c, b.artifact, &res, &d);
+        rc = verify(on, p, c, b->artifact, &res, &d);
     if (rc == KT_OK && res.status == KT_STATUS_OK && check && i != 0)
-        rc = load(on, p, c, b.artifact, &d);
+        rc = load(on, p, c, b->artifact, &d);
     if (rc != KT_OK || res.status != KT_STATUS_OK)
         mark_dead(on, p, c, rc == KT_OK ? &res : NULL);
-    kt_builds_clear(&b, 1);
+}
+
+/* Candidates i .. i+n-1, compiled together (the backend runs up to
+ * backend.jobs compilers at once). */
+static void build_cands(kt_online *on, oproblem *p, size_t i, size_t n)
+{
+    const uint16_t **cfgs = calloc(n, sizeof *cfgs);
+    kt_build *b = calloc(n, sizeof *b);
+    kt_diag d = {{0}};
+    int rc = cfgs && b ? KT_OK : KT_ENOMEM;
+    for (size_t k = 0; rc == KT_OK && k < n; k++)
+        cfgs[k] = p->c[i + k].cfg;
+    if (rc == KT_OK)
+        rc = on->be->compile(on->be_ctx, cfgs, n, b, &d);
+    for (size_t k = 0; k < n; k++)
+        finish_cand(on, p, i + k, rc, &b[k]);
+    if (b)
+        kt_builds_clear(b, n);
+    free(b);
+    free(cfgs);
 }
 
 /* --------------------------------------------- the background thread */
@@ -525,7 +542,7 @@ typedef enum job_kind { JOB_NONE, JOB_LIST, JOB_RECORD, JOB_BUILD } job_kind;
 typedef struct job {
     job_kind kind;
     oproblem *p;
-    size_t i;
+    size_t i, n;              /* candidates i .. i+n-1 */
     kt_result rec;
 } job;
 
@@ -547,8 +564,13 @@ static job next_job(kt_online *on)
         if (p->next_build < p->nc && (!j.p || p->next_build < j.p->next_build))
             j = (job){.kind = JOB_BUILD, .p = p, .i = p->next_build};
     }
-    if (j.kind == JOB_BUILD)
-        j.p->next_build++;
+    if (j.kind == JOB_BUILD) {
+        /* The first alone: it serves as soon as it is built. */
+        int jobs = on->opts.backend.jobs;
+        size_t batch = j.i == 0 || jobs < 1 ? 1 : (size_t)jobs;
+        j.n = batch < j.p->nc - j.i ? batch : j.p->nc - j.i;
+        j.p->next_build += j.n;
+    }
     return j;
 }
 
@@ -567,8 +589,8 @@ static void do_job(kt_online *on, job *j)
         kt_db_record(on->db, on->db_device, on->db_kernel, p->db_problem,
                      p->c[j->i].key, &j->rec, &d);
     } else if (j->kind == JOB_BUILD) {
-        build_cand(on, p, j->i);
-        if (j->i + 1 == p->nc) { /* the last one: its buffers can go */
+        build_cands(on, p, j->i, j->n);
+        if (j->i + j->n == p->nc) { /* the last one: its buffers can go */
             kt_worker_free(p->worker);
             p->worker = NULL;
         }
@@ -589,7 +611,7 @@ static void *bg_main(void *arg)
         do_job(on, &j);
         pthread_mutex_lock(&on->mu);
         if (j.kind == JOB_BUILD)
-            j.p->built++;
+            j.p->built += j.n;
         pthread_cond_broadcast(&on->cv);
     }
     pthread_mutex_unlock(&on->mu);
@@ -614,8 +636,8 @@ static int own_opts(kt_online *on, const kt_online_opts *opts, kt_diag *diag)
         memcpy(seeds, opts->seeds, nseed * sizeof *seeds);
     on->opts.seeds = seeds;
     on->opts.db_path = NULL;
-    if ((opts->backend.cache_dir && !b->cache_dir) || (opts->backend.compiler && !b->compiler) ||
-        (opts->backend.arch && !b->arch) ||
+    if ((opts->backend.cache_dir && !b->cache_dir) ||
+        (opts->backend.compiler && !b->compiler) || (opts->backend.arch && !b->arch) ||
         (opts->measure.worker_path && !on->opts.measure.worker_path) || (nseed && !seeds))
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     return KT_OK;
@@ -767,7 +789,9 @@ static bool may_explore(const kt_online *on, const oproblem *p)
 }
 
 /* Candidates slower than drop_factor times the best are dropped once both
- * have two calls: one slow call may be an interruption, two rarely are. */
+ * have two calls: one slow call may be an interruption, two rarely are.
+ * One call over twice that is enough: waiting for a second would spend
+ * the time bound on it, and hold up all other exploration meanwhile. */
 static void drop_slow(kt_online *on, oproblem *p)
 {
     size_t b = find_best(p);
@@ -775,8 +799,8 @@ static void drop_slow(kt_online *on, oproblem *p)
         return;
     for (size_t i = 0; i < p->nc; i++) {
         cand *c = &p->c[i];
-        if (i != b && servable(c) && c->n >= 2 &&
-            c->med > on->opts.drop_factor * p->c[b].med)
+        double limit = on->opts.drop_factor * p->c[b].med * (c->n == 1 ? 2 : 1);
+        if (i != b && servable(c) && c->n >= 1 && c->med > limit)
             drop_cand(p, i);
     }
 }
