@@ -22,6 +22,7 @@
 #ifndef KTUNE_H
 #define KTUNE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,6 +138,343 @@ typedef struct ktune_result {
     double max_error;    /* largest error against the reference */
 } ktune_result;
 
+/* ------------------------------------------------------- spec and problem */
+
+/* A tuning spec (T1 JSON) once loaded: the kernel, its tuning parameters
+ * with their values and conditions, its problem parameters.  It does not
+ * change after loading, so threads may share one for reading. */
+typedef struct ktune_spec ktune_spec;
+
+/* Receives a warning, one line without newline (a spec's default outside
+ * its values, ...); msg lives for the call only. */
+typedef void (*ktune_warn_fn)(void *user, const char *msg);
+
+/* Load and check the spec at path into *out (released by ktune_spec_free).
+ * warn (NULL: none) gets each warning, with user.  Returns 0; KTUNE_EIO
+ * when the file cannot be read, KTUNE_ESYNTAX for malformed JSON,
+ * KTUNE_ESPEC for a spec that breaks the schema (diag: "path:line:col: ..."
+ * or "path: Key.Path: ..."), KTUNE_EINVAL for a NULL path or out,
+ * KTUNE_ENOMEM.  Thread-safe. */
+KTUNE_API int ktune_spec_load(const char *path, ktune_warn_fn warn, void *user,
+                              ktune_spec **out, ktune_diag *diag);
+/* ktune_spec_load for the space alone: a file without a kernel (no
+ * KernelSpecification, as BAT writes for some benchmarks) is accepted, and
+ * only its space may then be used (ktune_space_new). */
+KTUNE_API int ktune_spec_load_space(const char *path, ktune_warn_fn warn, void *user,
+                                    ktune_spec **out, ktune_diag *diag);
+/* Release a spec (NULL: nothing). */
+KTUNE_API void ktune_spec_free(ktune_spec *spec);
+
+/* The kernel's name (General.BenchmarkName, else KernelName). */
+KTUNE_API const char *ktune_spec_name(const ktune_spec *spec);
+/* The tuning parameters: how many, and the name of the i-th in spec order
+ * (NULL when i is out of range). */
+KTUNE_API size_t ktune_spec_nparams(const ktune_spec *spec);
+KTUNE_API const char *ktune_spec_param_name(const ktune_spec *spec, size_t i);
+/* The problem parameters (the sizes a problem sets): how many, the i-th's
+ * name (NULL out of range) and default value (NAN out of range). */
+KTUNE_API size_t ktune_spec_nproblem(const ktune_spec *spec);
+KTUNE_API const char *ktune_spec_problem_name(const ktune_spec *spec, size_t i);
+KTUNE_API double ktune_spec_problem_default(const ktune_spec *spec, size_t i);
+
+/* A problem of a spec: one value per problem parameter. */
+typedef struct ktune_problem ktune_problem;
+
+/* Flags of ktune_problem_parse. */
+#define KTUNE_PROBLEM_PARTIAL 0x1u /* text may leave parameters at the spec's
+                                      defaults */
+
+/* Parse text ("M=1024,N=1024,K=512") as a problem of spec into *out
+ * (released by ktune_problem_free).  NULL text gives the spec's defaults.
+ * Unless flags has KTUNE_PROBLEM_PARTIAL, text must set every problem
+ * parameter, since a default quietly filling a gap solves another problem
+ * than the one meant.  Returns 0; KTUNE_EINVAL for a malformed setting or
+ * an unknown name (diag names it), KTUNE_ERANGE for a value too large,
+ * KTUNE_ENOTFOUND when text leaves a parameter unset (diag: "does not set
+ * K: give every problem parameter of 'gemm' (its defaults: ...)"),
+ * KTUNE_ENOMEM.  Thread-safe. */
+KTUNE_API int ktune_problem_parse(const ktune_spec *spec, const char *text,
+                                  unsigned flags, ktune_problem **out,
+                                  ktune_diag *diag);
+/* Release a problem (NULL: nothing). */
+KTUNE_API void ktune_problem_free(ktune_problem *problem);
+/* The canonical key ("M=1024,N=1024,K=512", spec order), as the results
+ * database stores it; owned by the problem. */
+KTUNE_API const char *ktune_problem_key(const ktune_problem *problem);
+
+/* ----------------------------------------------------- space and validate */
+
+/* Release a string or array the library documents as caller-freed (NULL:
+ * nothing). */
+KTUNE_API void ktune_free(void *p);
+
+/* The valid configurations of a spec for one problem (the conditions
+ * checked as soon as their parameters are bound; parameters that share no
+ * condition counted apart). */
+typedef struct ktune_space ktune_space;
+
+/* Counters of one count or listing. */
+typedef struct ktune_space_stats {
+    uint64_t nodes;        /* partial assignments tried */
+    uint64_t evals;        /* condition evaluations */
+    uint64_t valid;        /* valid configurations found */
+} ktune_space_stats;
+
+/* Where a long count or listing stands; valid for the call only. */
+typedef struct ktune_space_progress {
+    ktune_space_stats st;  /* so far */
+    uint64_t max_evals;    /* the bound on st.evals (UINT64_MAX: none) */
+    size_t group, ngroups; /* counting: the group searched now (1-based) of
+                              the groups with conditions; 0 otherwise */
+    size_t group_params;   /* parameters in the tree searched now */
+    double fraction;       /* share of that tree passed so far, 0..1 */
+} ktune_space_progress;
+
+/* The default bound on condition evaluations: a few seconds. */
+#define KTUNE_SPACE_MAX_EVALS 50000000ull
+
+typedef struct ktune_space_opts {
+    size_t size;           /* sizeof(ktune_space_opts), set by _init */
+    uint64_t max_evals;    /* stop with KTUNE_ERANGE past this many condition
+                              evaluations in one operation
+                              (KTUNE_SPACE_MAX_EVALS); UINT64_MAX: no bound */
+    const volatile sig_atomic_t *cancel; /* stop with KTUNE_ECANCELED once
+                              *cancel is nonzero; NULL: never */
+    void (*progress)(void *user, const ktune_space_progress *p); /* every
+                              65536 tree nodes or so; NULL: none */
+    void *user;
+} ktune_space_opts;
+
+KTUNE_API void ktune_space_opts_init(ktune_space_opts *opts);
+
+/* The space of spec for problem (from ktune_problem_parse; both must
+ * outlive the space) into *out (ktune_space_free), with opts (NULL: the
+ * defaults).  Nothing is listed yet.  Returns 0, KTUNE_EINVAL (NULL
+ * arguments, opts of another size), KTUNE_ENOMEM. */
+KTUNE_API int ktune_space_new(const ktune_spec *spec, const ktune_problem *problem,
+                              const ktune_space_opts *opts, ktune_space **out,
+                              ktune_diag *diag);
+KTUNE_API void ktune_space_free(ktune_space *space);
+
+/* The number of valid configurations in decimal, exact at any size, into
+ * *count (caller-freed: ktune_free); stats may be NULL.  Returns 0,
+ * KTUNE_ERANGE past opts.max_evals, KTUNE_ECANCELED, KTUNE_ENOMEM (diag
+ * says where it stopped). */
+KTUNE_API int ktune_space_count(ktune_space *space, char **count,
+                                ktune_space_stats *stats, ktune_diag *diag);
+
+/* Receives one configuration key ("MC=64,NC=256,..."), valid for the call
+ * only; nonzero stops the listing. */
+typedef int (*ktune_config_fn)(void *user, const char *config);
+
+/* Each valid configuration, in order, to fn; stats may be NULL.  Returns 0
+ * (also when fn stopped it), KTUNE_ERANGE, KTUNE_ECANCELED, KTUNE_ENOMEM. */
+KTUNE_API int ktune_space_list(ktune_space *space, ktune_config_fn fn, void *user,
+                               ktune_space_stats *stats, ktune_diag *diag);
+/* A uniform random sample of n distinct valid configurations (fewer when
+ * the draws find fewer) drawn with seed, to fn, for spaces too large to
+ * list.  Returns 0, KTUNE_EEMPTY (a group of parameters found no valid
+ * assignment in a million draws), KTUNE_ENOMEM. */
+KTUNE_API int ktune_space_sample(ktune_space *space, uint64_t n, uint64_t seed,
+                                 ktune_config_fn fn, void *user, ktune_diag *diag);
+/* The Cartesian size (every combination of values) in decimal into buf
+ * (size bytes), exact below 2^64, else to three digits ("1.23e+21"). */
+KTUNE_API void ktune_space_cartesian(const ktune_space *space, char *buf, size_t size);
+/* The groups of parameters linked by conditions, counted apart. */
+KTUNE_API size_t ktune_space_ngroups(const ktune_space *space);
+
+/* What `ktune validate` finds in a spec: every problem, and the space's
+ * size when its part of the spec is valid. */
+typedef struct ktune_validation ktune_validation;
+
+/* Check the spec at path completely (what ktune needs and the official T1
+ * schema's rules), going on after each problem, into *out
+ * (ktune_validation_free); warn (NULL: none) gets each warning.  Returns 0
+ * whenever the file was examined, a readable spec or not (its problems are
+ * in *out); KTUNE_EINVAL for NULL arguments, KTUNE_ENOMEM. */
+KTUNE_API int ktune_spec_validate(const char *path, ktune_warn_fn warn, void *user,
+                                  ktune_validation **out, ktune_diag *diag);
+KTUNE_API void ktune_validation_free(ktune_validation *v);
+/* The problems of the spec, in file order: how many, and the i-th, one line
+ * "file:line:col: what" or "file: Key.Path: what" (NULL out of range). */
+KTUNE_API size_t ktune_validation_count(const ktune_validation *v);
+KTUNE_API const char *ktune_validation_problem(const ktune_validation *v, size_t i);
+/* The number of valid configurations in decimal; NULL when not counted. */
+KTUNE_API const char *ktune_validation_space(const ktune_validation *v);
+/* Why a valid space was not counted (the bound on condition evaluations,
+ * a domain error ...); NULL when it was, or when the space part is
+ * invalid. */
+KTUNE_API const char *ktune_validation_space_problem(const ktune_validation *v);
+
+/* ------------------------------------------------------------------ tuning */
+
+/* The strategy a run uses unless told otherwise (docs/SEARCH.md says why). */
+#define KTUNE_STRATEGY_DEFAULT "local_search"
+/* Other problems' winners a run starts from unless told otherwise. */
+#define KTUNE_WARM_DEFAULT 4
+
+/* What a strategy is, from the strategy table (no special case goes by
+ * name).  Strings are static. */
+typedef struct ktune_strategy_info {
+    const char *name;
+    const char *summary;  /* one line */
+    bool exhaustive;      /* evaluates every valid configuration */
+    bool implies_map;     /* keeps the map of behaviour cells: a run with it
+                             reports the map (ktune_run_map) */
+    bool needs_model;     /* starts from a trained model's predictions
+                             (ktune_tune_opts.model) */
+    bool searches;        /* proposes configurations of its own (false: it
+                             evaluates the model's predictions only) */
+} ktune_strategy_info;
+
+/* The i-th strategy ktune_tune accepts (i = 0, 1, ...) into *out; 0, or
+ * KTUNE_ENOTFOUND past the last.  Thread-safe. */
+KTUNE_API int ktune_strategy_at(size_t i, ktune_strategy_info *out);
+/* The strategy called name into *out (out may be NULL: a check); 0, or
+ * KTUNE_ENOTFOUND with "unknown strategy 'NAME'" in diag.  Thread-safe. */
+KTUNE_API int ktune_strategy_find(const char *name, ktune_strategy_info *out,
+                                  ktune_diag *diag);
+
+/* How many configurations a run may evaluate. */
+typedef enum ktune_budget_kind {
+    KTUNE_BUDGET_SPEC,      /* the spec's Budget, else the whole space */
+    KTUNE_BUDGET_COUNT,     /* budget configurations */
+    KTUNE_BUDGET_FRACTION,  /* this share of the space, 0 < budget <= 1 */
+    KTUNE_BUDGET_SECONDS    /* no new measurement after budget seconds */
+} ktune_budget_kind;
+
+/* Progress after each evaluated configuration (measured or answered from
+ * the database); valid for the call only. */
+typedef struct ktune_progress {
+    uint64_t done;          /* evaluated so far */
+    uint64_t total;         /* what the budget allows, or the space size */
+    uint64_t measured, cached, failed;
+    double best_ms;         /* NAN until a configuration succeeded */
+    double elapsed_s;
+    double eta_s;           /* NAN when unknown */
+    const char *config;     /* the configuration just evaluated */
+    const ktune_result *result;
+} ktune_progress;
+
+typedef void (*ktune_progress_fn)(void *user, const ktune_progress *p);
+
+/* The options of a run: every option of `ktune tune`.  Fill it with
+ * ktune_tune_opts_init, then change what you need; strings are borrowed
+ * for the duration of ktune_tune. */
+typedef struct ktune_tune_opts {
+    size_t size;             /* sizeof(ktune_tune_opts), set by _init */
+    const char *problem;     /* every problem parameter once ("M=..,N=.."),
+                                or NULL: the spec's defaults (with a
+                                recording and no spec: the problem key that
+                                chooses among its problems) */
+    const char *strategy;    /* a name of ktune_strategy_at; NULL: the spec's
+                                Search.Name, else KTUNE_STRATEGY_DEFAULT */
+    ktune_budget_kind budget_kind;  /* KTUNE_BUDGET_SPEC */
+    double budget;
+    double time_limit_s;     /* > 0: no new measurement after this many
+                                seconds, whatever the budget (0) */
+    uint64_t seed;           /* strategy and input data (1) */
+    const char *db_path;     /* results database ("ktune.db") */
+    const char *cache_dir;   /* compiled kernels (".ktune-cache"); with a
+                                recording of JSON rows, where they are kept */
+    int jobs;                /* parallel compilations; 0: the CPUs (0) */
+    double timeout_s;        /* > 0: one configuration's evaluation may take
+                                at most this long (0: only the hang rule) */
+    uint64_t max_memory;     /* bytes the kernel's buffers may take; 0: half
+                                of the machine's memory (0) */
+    double energy_window_s;  /* run each configuration this long for its
+                                energy, where readable (0.3); 0: no energy */
+    bool retry_failed;       /* measure stored failures again (false) */
+    bool no_overlap;         /* compile each batch whole before measuring it
+                                (false: a GPU measures each build at once) */
+    const char *replay;      /* answer every evaluation from this recording
+                                (ktune database, CSV export, Kernel Tuner
+                                cache, T4 file) instead of running; nothing
+                                is stored.  NULL: measure */
+    const char *device;      /* with replay: the recorded device to use */
+    const char *kernel;      /* with replay and no spec: the recorded kernel */
+    size_t warm;             /* first evaluate the winners of up to this many
+                                other problems (KTUNE_WARM_DEFAULT) */
+    const char *model;       /* a trained model (`ktune train`), for the
+                                strategies with needs_model */
+    size_t top;              /* with model: how many predictions (10) */
+    bool map;                /* also report the map (ktune_run_map) */
+    ktune_progress_fn progress; /* after each evaluation; NULL: none */
+    void *user;              /* given to progress */
+    const volatile sig_atomic_t *cancel; /* when *cancel turns nonzero (a
+                                signal handler's flag), no new evaluation
+                                starts and the run ends with what it did */
+} ktune_tune_opts;
+
+/* Fill *opts with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_tune_opts_init(ktune_tune_opts *opts);
+
+/* A finished run: what was evaluated and the best configuration. */
+typedef struct ktune_run ktune_run;
+
+/* Tune spec (NULL with opts->replay: the recording's own spec and space)
+ * as opts says: configurations already in the database (same device,
+ * kernel source and problem) are answered from there, the others compiled
+ * and measured in a separate worker process, each result stored as it
+ * comes.  *out gets the run (ktune_run_free) even when no configuration ran
+ * correctly.  Returns 0; KTUNE_EINVAL for a bad option (diag names it:
+ * unknown strategy, a model without a strategy that takes one, opts of
+ * another size ...), the codes of ktune_problem_parse for opts->problem,
+ * KTUNE_ESPEC, KTUNE_EIO, KTUNE_EDB,
+ * KTUNE_EBACKEND, KTUNE_EWORKER, KTUNE_ENOTFOUND (a replay lacking a
+ * configuration), KTUNE_EEMPTY, KTUNE_ENOMEM.  Runs the kernel's compiler
+ * and the worker as child processes; one run per spec at a time. */
+KTUNE_API int ktune_tune(const ktune_spec *spec, const ktune_tune_opts *opts,
+                         ktune_run **out, ktune_diag *diag);
+/* Release a run (NULL: nothing). */
+KTUNE_API void ktune_run_free(ktune_run *run);
+
+/* A run's figures (owned by the run). */
+typedef struct ktune_run_info {
+    const char *kernel;      /* the spec's name */
+    const char *problem;     /* canonical problem key */
+    const char *device;
+    uint64_t space_size;     /* valid configurations */
+    bool space_sampled;      /* space_size counts a uniform sample of a space
+                                too large to list */
+    uint64_t measured;       /* measured by this run (replayed, with one) */
+    uint64_t cached;         /* answered from the database */
+    uint64_t by_status[KTUNE_STATUS_COUNT]; /* this run's outcomes */
+    size_t warm_starts;      /* other problems' winners evaluated first */
+    bool default_skipped;    /* the default was not evaluated (a strategy
+                                that only evaluates predictions) */
+    double seconds;          /* the whole run */
+    double flops;            /* per kernel call; NAN without FlopCount */
+} ktune_run_info;
+
+KTUNE_API const ktune_run_info *ktune_run_summary(const ktune_run *run);
+/* The best configuration's key ("MC=64,NC=256,...") and result; 0, or
+ * KTUNE_ENOTFOUND when no configuration ran correctly. */
+KTUNE_API int ktune_run_best(const ktune_run *run, const char **config,
+                             ktune_result *result);
+/* The default configuration's key and result (its status says whether it
+ * succeeded); KTUNE_ENOTFOUND when it was not evaluated (*config names it
+ * all the same, NULL when the run did not get that far). */
+KTUNE_API int ktune_run_default(const ktune_run *run, const char **config,
+                                ktune_result *result);
+/* The default's time over the best's; NAN unless both succeeded. */
+KTUNE_API double ktune_run_speedup(const ktune_run *run);
+/* Where the run's time went, phase i (i = 0, 1, ...): *name ("compile_wait",
+ * "start", "measure", "record", then the worker's phases inside "measure")
+ * and *seconds; 0, or KTUNE_ENOTFOUND past the last. */
+KTUNE_API int ktune_run_phase(const ktune_run *run, size_t i, const char **name,
+                              double *seconds);
+/* The configurations the run evaluated, in order: how many, and the i-th's
+ * key and result; 0, or KTUNE_ENOTFOUND past the last. */
+KTUNE_API size_t ktune_run_count(const ktune_run *run);
+KTUNE_API int ktune_run_evaluated(const ktune_run *run, size_t i, const char **config,
+                                  ktune_result *result);
+
+/* The map of a run (opts.map, or a strategy with implies_map): the fastest
+ * configuration per cell of the spec's behaviour dimensions; NULL without.
+ * Owned by the run. */
+typedef struct ktune_map ktune_map;
+KTUNE_API const ktune_map *ktune_run_map(const ktune_run *run);
 /* ------------------------------------------------------- results database */
 
 /* An open results database: one SQLite file holding every measurement of

@@ -224,13 +224,29 @@ static int write_svg(const char *path, const kt_bench_report *r)
     return fclose(f) == 0 ? CLI_OK : cli_error("cannot write '%s'", path);
 }
 
+/* What the benchmark works on: the spec at spec_path, or without one the
+ * recording at replay (*rec) chosen by ro, whose spec is then the
+ * recording's.  A CLI exit code, reported. */
+static int cli_spec_or_recording(const char *spec_path, const char *replay,
+                          const kt_recording_opts *ro, kt_spec **own, kt_recording **rec,
+                          const kt_spec **spec)
+{
+    kt_diag diag = {{0}};
+    int rc = spec_path ? kt_spec_load(spec_path, cli_warn, NULL, own, &diag)
+                       : kt_recording_open(replay, ro, rec, &diag);
+    if (rc != KT_OK)
+        return cli_error("%s", diag.msg);
+    *spec = spec_path ? *own : kt_recording_spec(*rec);
+    return CLI_OK;
+}
+
 /* ------------------------------------------------------------------ run */
 
 /* The benchmark on the recording: rec's replay, else the one DB holds for
  * spec. */
 static int run_benchmark(const kt_spec *spec, const kt_recording *rec, bench_args *a)
 {
-    kt_problem prob = {0};
+    kt_problem *prob = NULL;
     kt_replay *rp = NULL;
     kt_diag d = {{0}};
     int rc = cli_problem_parse("benchmark", spec, a->problem, &prob);
@@ -243,7 +259,7 @@ static int run_benchmark(const kt_spec *spec, const kt_recording *rec, bench_arg
                        .warm = (size_t)a->warm};
     kt_bench_report r;
     int krc = rec ? KT_OK
-                  : kt_replay_open(a->replay, spec->name, spec->source_hash, prob.key,
+                  : kt_replay_open(a->replay, spec->name, spec->source_hash, prob->key,
                                    a->device, &rp, &d);
     o.replay = rec ? kt_recording_replay(rec) : rp;
     if (krc == KT_OK)
@@ -259,7 +275,7 @@ static int run_benchmark(const kt_spec *spec, const kt_recording *rec, bench_arg
         kt_bench_report_clear(&r);
     }
     kt_replay_free(rp);
-    kt_problem_clear(&prob);
+    ktune_problem_free(prob);
     return rc;
 }
 

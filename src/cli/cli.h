@@ -7,8 +7,7 @@
 #ifndef KT_CLI_H
 #define KT_CLI_H
 
-#include "ktune.h"
-#include "core/spec.h"
+#include <ktune.h>
 
 #include <getopt.h>
 #include <json-c/json.h>
@@ -36,25 +35,15 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Warnings from the library, printed as they come. */
 void cli_warn(void *user, const char *msg);
 
-/* --problem TEXT of command cmd into *out (kt_problem_clear frees it): NULL
- * gives the spec's defaults; otherwise TEXT must set every problem parameter
- * once, since a default quietly filling a gap solves another problem than
- * the one meant.  A bad or partial TEXT is a usage error naming what is
- * wrong, with the defaults as the hint. */
-int cli_problem_parse(const char *cmd, const kt_spec *spec, const char *text,
-                      kt_problem *out);
+/* --problem TEXT of command cmd into *out (ktune_problem_free frees it),
+ * by ktune_problem_parse: NULL gives the spec's defaults, else TEXT must set
+ * every problem parameter once.  A bad or partial TEXT is a usage error
+ * naming what is wrong, with the defaults as the hint. */
+int cli_problem_parse(const char *cmd, const ktune_spec *spec, const char *text,
+                      ktune_problem **out);
 
 /* n names as "a, b, c" (the caller frees); NULL when out of memory. */
 char *cli_join(const char *const *names, size_t n);
-
-/* What tune and benchmark work on: the spec at spec_path, or without one
- * the recording at replay (*rec) chosen by ro, whose spec is then the
- * recording's.  A CLI exit code, reported. */
-struct kt_recording;
-struct kt_recording_opts;
-int cli_spec_or_recording(const char *spec_path, const char *replay,
-                          const struct kt_recording_opts *ro, kt_spec **own,
-                          struct kt_recording **rec, const kt_spec **spec);
 
 /* A configuration key "A=1,B=x" as a JSON object, numbers as numbers. */
 json_object *cli_config_json(const char *key);
@@ -73,11 +62,10 @@ const char *cli_json_text(json_object *o);
  * printed, then released; printed counts the elements so far. */
 void cli_json_element(uint64_t *printed, json_object *o);
 
-/* The MAP-Elites map of a run (search/archive.h's kt_map); flops per call
- * (NAN: unknown) gives GFLOP/s. */
-struct kt_map;
-void cli_map_print(const struct kt_map *m, double flops);
-json_object *cli_map_json(const struct kt_map *m, double flops);
+/* The MAP-Elites map of a run (ktune_run_map); flops per call (NAN:
+ * unknown) gives GFLOP/s. */
+void cli_map_print(const ktune_map *m, double flops);
+json_object *cli_map_json(const ktune_map *m, double flops);
 
 /* getopt_long for command cmd (short option: -h only): an unknown option or
  * a missing value is reported as a usage error and gives '?', so the caller

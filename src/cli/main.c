@@ -1,7 +1,5 @@
 /* main.c - the ktune command: a table of subcommands, one file each. */
-#include "cli/cli.h"
-#include "core/util.h"
-#include "store/recording.h"
+#include "cli.h"
 
 #include <cblas.h>
 #include <errno.h>
@@ -126,90 +124,49 @@ int cli_parse_fraction(const char *cmd, const char *opt, const char *text, doubl
 
 char *cli_join(const char *const *names, size_t n)
 {
-    kt_buf b = {0};
-    kt_buf_append(&b, "");
+    size_t len = 1;
     for (size_t i = 0; i < n; i++)
-        kt_buf_appendf(&b, "%s%s", i ? ", " : "", names[i]);
-    return kt_buf_take(&b);
+        len += strlen(names[i]) + 2;
+    char *out = malloc(len), *end = out;
+    for (size_t i = 0; out && i < n; i++)
+        end += sprintf(end, "%s%s", i ? ", " : "", names[i]);
+    if (out)
+        *end = '\0';
+    return out;
 }
 
-/* The names of spec's problem parameters that text does not set, as
- * "K, N" (empty: none); NULL when out of memory. */
-static char *problem_missing(const kt_spec *spec, const char *text)
+int cli_problem_parse(const char *cmd, const ktune_spec *spec, const char *text,
+                      ktune_problem **out)
 {
-    char **names, **values;
-    size_t n;
-    if (kt_key_fields(text, &names, &values, &n) != KT_OK)
-        return NULL;
-    kt_buf b = {0};
-    kt_buf_append(&b, "");
-    for (size_t p = 0; p < spec->nproblem; p++) {
-        size_t i = 0;
-        while (i < n && strcmp(names[i], spec->problem[p].name) != 0)
-            i++;
-        if (i == n)
-            kt_buf_appendf(&b, "%s%s", b.len ? ", " : "", spec->problem[p].name);
-    }
-    kt_key_fields_free(names, values, n);
-    return kt_buf_take(&b);
-}
-
-int cli_problem_parse(const char *cmd, const kt_spec *spec, const char *text,
-                      kt_problem *out)
-{
-    kt_diag diag = {{0}};
-    int rc = kt_problem_parse(spec, text, out, &diag);
-    if (rc == KT_ENOMEM)
+    ktune_diag diag = {{0}};
+    int rc = ktune_problem_parse(spec, text, 0, out, &diag);
+    if (rc == KTUNE_ENOMEM)
         return cli_error("%s", diag.msg);
-    if (rc != KT_OK)
+    if (rc == KTUNE_ENOTFOUND) /* "does not set K: ..." */
+        return cli_usage_error(cmd, "--problem %s", diag.msg);
+    if (rc != KTUNE_OK)
         return cli_usage_error(cmd, "--problem: %s", diag.msg);
-    char *missing = text ? problem_missing(spec, text) : kt_strdup("");
-    kt_problem defaults = {0};
-    if (missing && *missing)
-        rc = kt_problem_parse(spec, NULL, &defaults, &diag);
-    if (!missing || rc != KT_OK)
-        rc = cli_error("out of memory");
-    else if (*missing)
-        rc = cli_usage_error(cmd, "--problem does not set %s: give every problem "
-                             "parameter of '%s' (its defaults: %s)", missing,
-                             spec->name, defaults.key);
-    free(missing);
-    kt_problem_clear(&defaults);
-    if (rc != CLI_OK)
-        kt_problem_clear(out);
-    return rc;
+    return CLI_OK;
 }
 
 json_object *cli_config_json(const char *key)
 {
     json_object *obj = json_object_new_object();
-    char **names, **values;
-    size_t n;
-    if (!obj || kt_key_fields(key, &names, &values, &n) != KT_OK)
-        return obj;
-    for (size_t i = 0; i < n; i++) {
-        char *end;
-        double d = strtod(values[i], &end);
-        json_object *v = *end || end == values[i] ? json_object_new_string(values[i])
+    char *copy = strdup(key), *save = NULL;
+    for (char *f = copy && obj ? strtok_r(copy, ",", &save) : NULL; f;
+         f = strtok_r(NULL, ",", &save)) {
+        char *value = strchr(f, '='), *end;
+        if (!value)
+            continue;
+        *value++ = '\0';
+        double d = strtod(value, &end);
+        json_object *v = *end || end == value ? json_object_new_string(value)
                          : d == (double)(long long)d ? json_object_new_int64((long long)d)
                                                      : json_object_new_double(d);
-        json_object_object_add(obj, names[i], v);
+        json_object_object_add(obj, f, v);
     }
-    kt_key_fields_free(names, values, n);
+    free(copy);
     return obj;
-}
-
-int cli_spec_or_recording(const char *spec_path, const char *replay,
-                          const kt_recording_opts *ro, kt_spec **own, kt_recording **rec,
-                          const kt_spec **spec)
-{
-    kt_diag diag = {{0}};
-    int rc = spec_path ? kt_spec_load(spec_path, cli_warn, NULL, own, &diag)
-                       : kt_recording_open(replay, ro, rec, &diag);
-    if (rc != KT_OK)
-        return cli_error("%s", diag.msg);
-    *spec = spec_path ? *own : kt_recording_spec(*rec);
-    return CLI_OK;
 }
 
 json_object *cli_json_double(double v)
@@ -272,7 +229,7 @@ static void usage(FILE *f)
           "ktune tunes compute kernels: it measures configurations, keeps every\n"
           "result in an SQLite database, and reports the best.\n\ncommands:\n",
           f);
-    for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fputs("\n'ktune <command> --help' describes a command; 'ktune --version' prints\n"
           "the version; every command takes --json (and so does --version).\n", f);
@@ -295,7 +252,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0)
         return version(argc, argv);
-    for (size_t i = 0; i < KT_ARRAY_LEN(COMMANDS); i++)
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (strcmp(argv[1], COMMANDS[i].name) == 0) {
             /* getopt's own messages, where a command lets it print them,
              * start with argv[0]: "ktune space: ...", not "space: ..." */

@@ -3,9 +3,7 @@
  * Counting is exact at any size (the library multiplies independent groups
  * of parameters).  Long work reports progress on stderr, stops at a bound
  * on condition evaluations, and stops on Ctrl-C. */
-#include "cli/cli.h"
-#include "core/space.h"
-#include "core/util.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char USAGE[] =
@@ -39,25 +38,33 @@ static const char USAGE[] =
     "usage; 130 stopped by SIGINT, 143 by SIGTERM.\n";
 
 /* The signal that asked to stop.  A handler can only reach a static; the
- * library polls it through kt_space_ctl.cancel. */
+ * library polls it through ktune_space_opts.cancel. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
 
+/* Seconds on the monotonic clock. */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* What the progress line needs between calls. */
 typedef struct progress_ctx {
-    double start, last;  /* kt_now() at the start and at the last line */
+    double start, last;  /* now() at the start and at the last line */
     bool tty;            /* stderr is a terminal: rewrite one line */
     bool shown;          /* a line was printed */
 } progress_ctx;
 
-static void print_progress(void *user, const kt_space_progress *p)
+static void print_progress(void *user, const ktune_space_progress *p)
 {
     progress_ctx *pc = user;
-    double now = kt_now();
-    if (now - pc->start < 0.5 || now - pc->last < (pc->tty ? 0.2 : 1.0))
+    double t = now();
+    if (t - pc->start < 0.5 || t - pc->last < (pc->tty ? 0.2 : 1.0))
         return;
-    pc->last = now;
+    pc->last = t;
     pc->shown = true;
     char group[48] = "", bound[48] = "no bound";
     if (p->ngroups)
@@ -67,22 +74,18 @@ static void print_progress(void *user, const kt_space_progress *p)
     fprintf(stderr, "%sktune: space: %s%zu parameters, %.0f%% of the tree, %.1f M "
             "condition evaluations (%s), %.1f s%s", pc->tty ? "\r" : "", group,
             p->group_params, p->fraction * 100, (double)p->st.evals / 1e6, bound,
-            now - pc->start, pc->tty ? "\033[K" : "\n");
+            t - pc->start, pc->tty ? "\033[K" : "\n");
 }
 
-/* What --list prints with: the spec, and for --json the elements so far. */
+/* What --list prints with: for --json the elements so far. */
 typedef struct list_ctx {
-    const kt_spec *spec;
     bool json;
     uint64_t printed;
 } list_ctx;
 
-static int print_config(void *user, const uint16_t *cfg)
+static int print_config(void *user, const char *key)
 {
     list_ctx *lc = user;
-    char *key = kt_spec_config_key(lc->spec, cfg);
-    if (!key)
-        return 1;
     if (!lc->json) {
         puts(key);
     } else {
@@ -90,7 +93,6 @@ static int print_config(void *user, const uint16_t *cfg)
             putchar('[');
         cli_json_element(&lc->printed, cli_config_json(key));
     }
-    free(key);
     return 0;
 }
 
@@ -109,7 +111,7 @@ static int parse_args(int argc, char **argv, space_args *a)
         {"progress", no_argument, 0, 'g'},      {"max-evals", required_argument, 0, 'm'},
         {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    *a = (space_args){.max_evals = KT_SPACE_MAX_EVALS, .progress = isatty(2)};
+    *a = (space_args){.max_evals = KTUNE_SPACE_MAX_EVALS, .progress = isatty(2)};
     int c, rc = CLI_OK;
     optind = 1;
     while (rc == CLI_OK && (c = cli_getopt("space", argc, argv, LONG)) != -1) {
@@ -131,28 +133,15 @@ static int parse_args(int argc, char **argv, space_args *a)
     return rc;
 }
 
-/* The Cartesian size, exact below 2^64. */
-static void format_cartesian(const kt_space *s, char *buf, size_t len)
-{
-    uint64_t n = kt_space_cartesian(s);
-    double approx = 1;
-    for (size_t i = 0; i < kt_space_nparams(s); i++)
-        approx *= kt_space_spec(s)->params[i].nvalues;
-    if (n == UINT64_MAX)
-        snprintf(buf, len, "%.3g", approx);
-    else
-        snprintf(buf, len, "%llu", (unsigned long long)n);
-}
-
 /* count: the exact count, or NULL when listing (st->valid then is). */
-static void print_stats(const kt_space *s, const kt_space_stats *st, const char *count,
-                        double dt)
+static void print_stats(const ktune_space *s, const ktune_space_stats *st,
+                        const char *count, double dt)
 {
     char cart[32], valid[24];
-    format_cartesian(s, cart, sizeof cart);
+    ktune_space_cartesian(s, cart, sizeof cart);
     snprintf(valid, sizeof valid, "%llu", (unsigned long long)st->valid);
     fprintf(stderr, "cartesian %s, groups %zu, valid %s, nodes %llu, condition "
-            "evaluations %llu, %.3f ms (%.1f M nodes/s)\n", cart, kt_space_ngroups(s),
+            "evaluations %llu, %.3f ms (%.1f M nodes/s)\n", cart, ktune_space_ngroups(s),
             count ? count : valid, (unsigned long long)st->nodes,
             (unsigned long long)st->evals, dt * 1e3, (double)st->nodes / dt / 1e6);
 }
@@ -168,17 +157,18 @@ static json_object *count_json(const char *text)
 }
 
 /* --json without --list: the count, and with --stats the figures. */
-static void print_count_json(const space_args *a, const kt_space *s,
-                             const kt_space_stats *st, const char *count, double dt)
+static void print_count_json(const space_args *a, const ktune_space *s,
+                             const ktune_space_stats *st, const char *count, double dt)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "file", json_object_new_string(a->path));
     json_object_object_add(o, "count", count_json(count));
     if (a->stats) {
         char cart[32];
-        format_cartesian(s, cart, sizeof cart);
+        ktune_space_cartesian(s, cart, sizeof cart);
         json_object_object_add(o, "cartesian", count_json(cart));
-        json_object_object_add(o, "groups", json_object_new_uint64(kt_space_ngroups(s)));
+        json_object_object_add(o, "groups",
+                               json_object_new_uint64(ktune_space_ngroups(s)));
         json_object_object_add(o, "nodes", json_object_new_uint64(st->nodes));
         json_object_object_add(o, "condition_evaluations",
                                json_object_new_uint64(st->evals));
@@ -187,43 +177,60 @@ static void print_count_json(const space_args *a, const kt_space *s,
     cli_json_print(o);
 }
 
-/* Count or list, with the bound, the cancel flag and progress set. */
-static int run_space(const space_args *a, const kt_spec *spec, kt_space *space)
+/* Count or list (the bound, the cancel flag and progress are set on the
+ * space, its progress lines drawn with pc). */
+static int run_space(const space_args *a, ktune_space *space, progress_ctx *pc)
 {
-    progress_ctx pc = {.start = kt_now(), .tty = isatty(2)};
-    kt_space_ctl ctl = {.max_evals = a->max_evals ? a->max_evals : UINT64_MAX,
-                        .cancel = &stop_signal,
-                        .progress = a->progress ? print_progress : NULL, .user = &pc};
-    kt_space_set_ctl(space, &ctl);
-    kt_space_stats st = {0};
+    pc->start = now();
+    ktune_space_stats st = {0};
+    ktune_diag diag = {{0}};
     char *count = NULL;
-    list_ctx lc = {.spec = spec, .json = a->json};
-    int rc = a->list ? kt_space_enumerate(space, print_config, &lc, &st)
-                     : kt_space_count_text(space, &count, &st);
-    double dt = kt_now() - pc.start;
-    if (pc.shown && pc.tty)
+    list_ctx lc = {.json = a->json};
+    int rc = a->list ? ktune_space_list(space, print_config, &lc, &st, &diag)
+                     : ktune_space_count(space, &count, &st, &diag);
+    double dt = now() - pc->start;
+    if (pc->shown && pc->tty)
         fputs("\r\033[K", stderr);
-    if (a->json && a->list && rc == KT_OK)
+    if (a->json && a->list && rc == KTUNE_OK)
         puts(lc.printed ? "\n]" : "[]");
     if (a->json && count)
         print_count_json(a, space, &st, count, dt);
     else if (count)
         puts(count);
     fflush(stdout);
-    if (rc == KT_OK && a->stats && !(a->json && count))
+    if (rc == KTUNE_OK && a->stats && !(a->json && count))
         print_stats(space, &st, count, dt);
-    free(count);
-    if (rc == KT_ECANCELED) {
+    ktune_free(count);
+    if (rc == KTUNE_ECANCELED) {
         cli_error("%s: interrupted by %s: %s", a->path,
-                  stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", kt_space_errmsg(space));
+                  stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", diag.msg);
         return 128 + stop_signal; /* the shell's status for a death by signal */
     }
-    if (rc == KT_ERANGE)
+    if (rc == KTUNE_ERANGE)
         return cli_error("%s: %s, or raise the bound with --max-evals", a->path,
-                         kt_space_errmsg(space));
-    if (rc != KT_OK)
-        return cli_error("%s: %s", a->path, kt_strerror(rc));
+                         diag.msg);
+    if (rc != KTUNE_OK)
+        return cli_error("%s: %s", a->path, diag.msg);
     return CLI_OK;
+}
+
+/* Run the space with Ctrl-C and SIGTERM stopping it.  SA_RESETHAND: a
+ * second Ctrl-C ends the process at once.  A SIGINT ignored on entry (a
+ * background job) stays ignored. */
+static int run_caught(const space_args *a, ktune_space *space, progress_ctx *pc)
+{
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND}, old_int,
+                     old_term;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, NULL, &old_int);
+    if (old_int.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, &old_term);
+    int rc = run_space(a, space, pc);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
 }
 
 int cli_space(int argc, char **argv)
@@ -232,33 +239,27 @@ int cli_space(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;
-    kt_diag diag = {{0}};
-    kt_spec *spec = NULL;
-    kt_problem prob = {0};
-    kt_space *space = NULL;
+    ktune_diag diag = {{0}};
+    ktune_spec *spec = NULL;
+    ktune_problem *prob = NULL;
+    ktune_space *space = NULL;
+    progress_ctx pc = {.tty = isatty(2)};
+    ktune_space_opts so;
+    ktune_space_opts_init(&so);
+    so.max_evals = a.max_evals ? a.max_evals : UINT64_MAX;
+    so.cancel = &stop_signal;
+    so.progress = a.progress ? print_progress : NULL;
+    so.user = &pc;
     /* a file without a kernel (BAT's MD, Reduction) still has a space */
-    kt_spec_opts opts = {.flags = KT_SPEC_SPACE_ONLY, .warn = cli_warn};
-    if (kt_spec_load_with(a.path, &opts, &spec, &diag) != KT_OK ||
-        kt_problem_parse(spec, a.problem, &prob, &diag) != KT_OK ||
-        kt_space_new(spec, &prob, &space, &diag) != KT_OK) {
+    if (ktune_spec_load_space(a.path, cli_warn, NULL, &spec, &diag) != KTUNE_OK ||
+        ktune_problem_parse(spec, a.problem, KTUNE_PROBLEM_PARTIAL, &prob, &diag) !=
+            KTUNE_OK ||
+        ktune_space_new(spec, prob, &so, &space, &diag) != KTUNE_OK)
         rc = cli_error("%s", diag.msg);
-    } else {
-        /* SA_RESETHAND: a second Ctrl-C ends the process at once.  A
-         * SIGINT ignored on entry (a background job) stays ignored. */
-        struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND},
-                         old_int, old_term;
-        sigemptyset(&sa.sa_mask);
-        stop_signal = 0;
-        sigaction(SIGINT, NULL, &old_int);
-        if (old_int.sa_handler != SIG_IGN)
-            sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, &old_term);
-        rc = run_space(&a, spec, space);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-    }
-    kt_space_free(space);
-    kt_problem_clear(&prob);
-    kt_spec_free(spec);
+    else
+        rc = run_caught(&a, space, &pc);
+    ktune_space_free(space);
+    ktune_problem_free(prob);
+    ktune_spec_free(spec);
     return rc;
 }

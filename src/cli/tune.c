@@ -1,9 +1,5 @@
 /* tune.c - `ktune tune`: run the tuner and report the best configuration. */
-#include "cli/cli.h"
-#include "core/util.h"
-#include "ml/predict.h"
-#include "store/recording.h"
-#include "tune/tuner.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -29,7 +25,7 @@ static const char USAGE[] =
     "options:\n"
     "  --problem K=V,...   problem sizes, every problem parameter of the spec\n"
     "                      once (default: the spec's defaults)\n"
-    "  --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT "):\n%s"
+    "  --strategy NAME     search strategy (default " KTUNE_STRATEGY_DEFAULT "):\n%s"
     "                        predict      only the --top K configurations a\n"
     "                                     trained --model predicts (constrained\n"
     "                                     beam search: all valid)\n"
@@ -91,13 +87,15 @@ static const char USAGE[] =
 static void print_usage(void)
 {
     char list[4096] = "";
-    for (size_t i = 0; i < kt_strategy_count(); i++) {
+    ktune_strategy_info s;
+    for (size_t i = 0; ktune_strategy_at(i, &s) == KTUNE_OK; i++) {
         char line[160];
-        snprintf(line, sizeof line, "                        %-12s %s\n",
-                 kt_strategy_at(i)->name, kt_strategy_at(i)->summary);
-        strncat(list, line, sizeof list - strlen(list) - 1);
+        snprintf(line, sizeof line, "                        %-12s %s\n", s.name,
+                 s.summary);
+        if (!s.needs_model) /* USAGE says how those take --model and --top */
+            strncat(list, line, sizeof list - strlen(list) - 1);
     }
-    printf(USAGE, list, KT_WARM_DEFAULT);
+    printf(USAGE, list, KTUNE_WARM_DEFAULT);
 }
 
 /* ------------------------------------------------------------ progress */
@@ -125,9 +123,9 @@ static const char *format_time(double ms, char *out, size_t n)
 }
 
 /* One line, redrawn in place: bar, done/total, best so far, ETA. */
-static void draw_progress(void *user, const kt_progress *p)
+static void draw_progress(void *user, const ktune_progress *p)
 {
-    (void)user;
+    *(bool *)user = true; /* a line to end */
     enum { WIDTH = 24 };
     int filled = p->total ? (int)((double)WIDTH * (double)p->done / (double)p->total) : 0;
     char bar[WIDTH + 1], eta[16], best[32];
@@ -144,19 +142,20 @@ static void draw_progress(void *user, const kt_progress *p)
 
 /* -------------------------------------------------------------- report */
 
-static double gflops(const kt_tune_report *r, double ms)
+static double gflops(const ktune_run_info *r, double ms)
 {
     return isfinite(r->flops) && ms > 0 ? r->flops / (ms * 1e-3) / 1e9 : NAN;
 }
 
-static json_object *result_json(const kt_tune_report *rep, const char *key,
-                                const kt_result *r)
+static json_object *result_json(const ktune_run_info *rep, const char *key,
+                                const ktune_result *r)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "config", cli_config_json(key));
     json_object_object_add(o, "key", json_object_new_string(key));
-    json_object_object_add(o, "status", json_object_new_string(kt_status_name(r->status)));
-    if (r->status == KT_STATUS_OK) {
+    json_object_object_add(o, "status",
+                           json_object_new_string(ktune_status_name(r->status)));
+    if (r->status == KTUNE_STATUS_OK) {
         json_object_object_add(o, "time_ms", cli_json_double(r->time_ms));
         json_object_object_add(o, "min_ms", cli_json_double(r->min_ms));
         json_object_object_add(o, "spread", cli_json_double(r->spread));
@@ -176,24 +175,28 @@ static json_object *result_json(const kt_tune_report *rep, const char *key,
 
 /* Where the run's time went: the tuner's waits, and the worker's
  * evaluations phase by phase (inside "measure"). */
-static json_object *phases_json(const kt_tune_report *r)
+static json_object *phases_json(const ktune_run *run)
 {
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "compile_wait", json_object_new_double(r->compile_wait_s));
-    json_object_object_add(o, "start", json_object_new_double(r->start_s));
-    json_object_object_add(o, "measure", json_object_new_double(r->measure_s));
-    json_object_object_add(o, "record", json_object_new_double(r->record_s));
-    for (int p = 0; p < KT_PHASE_COUNT; p++)
-        json_object_object_add(o, kt_worker_phase_name((kt_worker_phase)p),
-                               json_object_new_double(r->phase_s[p]));
+    const char *name;
+    double s;
+    for (size_t i = 0; ktune_run_phase(run, i, &name, &s) == KTUNE_OK; i++)
+        json_object_object_add(o, name, json_object_new_double(s));
     return o;
 }
 
-static void print_json(const kt_spec *spec, const kt_tune_report *r, const char *replay,
-                       const char *stopped)
+static void print_json(const ktune_run *run, const char *replay, const char *stopped)
 {
+    const ktune_run_info *r = ktune_run_summary(run);
+    const char *best_key, *def_key;
+    ktune_result best, def;
+    bool has_best = ktune_run_best(run, &best_key, &best) == KTUNE_OK;
+    bool has_def = ktune_run_default(run, &def_key, &def) == KTUNE_OK;
+    double compile_wait = 0;
+    const char *name;
+    ktune_run_phase(run, 0, &name, &compile_wait);
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "kernel", json_object_new_string(spec->name));
+    json_object_object_add(o, "kernel", json_object_new_string(r->kernel));
     json_object_object_add(o, "problem", json_object_new_string(r->problem));
     json_object_object_add(o, "device", json_object_new_string(r->device));
     json_object_object_add(o, "space_size", json_object_new_int64((int64_t)r->space_size));
@@ -202,37 +205,68 @@ static void print_json(const kt_spec *spec, const kt_tune_report *r, const char 
     json_object_object_add(o, "cached", json_object_new_int64((int64_t)r->cached));
     json_object_object_add(o, "replay", replay ? json_object_new_string(replay) : NULL);
     json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
-    json_object_object_add(o, "compile_wait_s", json_object_new_double(r->compile_wait_s));
-    json_object_object_add(o, "seconds_by_phase", phases_json(r));
+    json_object_object_add(o, "compile_wait_s", json_object_new_double(compile_wait));
+    json_object_object_add(o, "seconds_by_phase", phases_json(run));
     json_object_object_add(o, "warm_starts", json_object_new_int64((int64_t)r->warm_starts));
     json_object_object_add(o, "interrupted",
                            stopped ? json_object_new_string(stopped) : NULL);
     json_object *counts = json_object_new_object();
-    for (int s = 0; s < KT_STATUS_COUNT; s++)
-        json_object_object_add(counts, kt_status_name((kt_status)s),
+    for (int s = 0; s < KTUNE_STATUS_COUNT; s++)
+        json_object_object_add(counts, ktune_status_name((ktune_status)s),
                                json_object_new_int64((int64_t)r->by_status[s]));
     json_object_object_add(o, "statuses", counts);
-    json_object_object_add(o, "best", r->best_config
-                                          ? result_json(r, r->best_config, &r->best)
-                                          : NULL);
-    json_object_object_add(o, "default",
-                           r->default_skipped ? NULL
-                                              : result_json(r, r->default_config,
-                                                            &r->default_result));
-    bool both = r->best_config && r->default_result.status == KT_STATUS_OK;
-    json_object_object_add(o, "speedup",
-                           both ? json_object_new_double(r->default_result.time_ms /
-                                                         r->best.time_ms)
-                                : NULL);
-    if (r->map)
-        json_object_object_add(o, "map", cli_map_json(r->map, r->flops));
+    json_object_object_add(o, "best", has_best ? result_json(r, best_key, &best) : NULL);
+    json_object_object_add(o, "default", has_def ? result_json(r, def_key, &def) : NULL);
+    json_object_object_add(o, "speedup", cli_json_double(ktune_run_speedup(run)));
+    if (ktune_run_map(run))
+        json_object_object_add(o, "map", cli_map_json(ktune_run_map(run), r->flops));
     cli_json_print(o);
 }
 
-static void print_text(const kt_spec *spec, const kt_tune_report *r, const char *replay,
-                       const char *stopped)
+/* The best configuration's line after its key. */
+static void print_best(const ktune_run_info *r, const ktune_result *best)
 {
-    printf("%s %s on %s: %llu valid configurations%s\n", spec->name, r->problem,
+    char t1[32], t2[32];
+    printf("         %s median (min %s", format_time(best->time_ms, t1, sizeof t1),
+           format_time(best->min_ms, t2, sizeof t2));
+    if (isfinite(best->spread)) /* an imported recording may not have it */
+        printf(", spread %.1f%%", 100 * best->spread);
+    printf(")");
+    double g = gflops(r, best->time_ms);
+    if (isfinite(g))
+        printf(", %.1f GFLOP/s", g);
+    if (isfinite(best->energy_j))
+        printf(", %.4g J per call at %.0f W", best->energy_j, best->power_w);
+    if (best->sm_clock_mhz > 0)
+        printf(", SM clock %.0f MHz", best->sm_clock_mhz);
+    printf("\n");
+}
+
+static void print_default(const ktune_run *run)
+{
+    const ktune_run_info *r = ktune_run_summary(run);
+    const char *key;
+    ktune_result d;
+    char t1[32];
+    if (ktune_run_default(run, &key, &d) != KTUNE_OK) {
+        if (key)
+            printf("default  %s: not measured (only the predictions were)\n", key);
+    } else if (d.status == KTUNE_STATUS_OK) {
+        printf("default  %s\n         %s", key, format_time(d.time_ms, t1, sizeof t1));
+        if (isfinite(gflops(r, d.time_ms)))
+            printf(", %.1f GFLOP/s", gflops(r, d.time_ms));
+        printf("\nspeed-up %.2fx over the default configuration\n",
+               ktune_run_speedup(run));
+    } else {
+        printf("default  %s: %s%s%s\n", key, ktune_status_name(d.status),
+               d.detail[0] ? ": " : "", d.detail);
+    }
+}
+
+static void print_text(const ktune_run *run, const char *replay, const char *stopped)
+{
+    const ktune_run_info *r = ktune_run_summary(run);
+    printf("%s %s on %s: %llu valid configurations%s\n", r->kernel, r->problem,
            r->device, (unsigned long long)r->space_size,
            r->space_sampled ? ", a uniform sample of a space too large to list" : "");
     if (replay)
@@ -243,57 +277,32 @@ static void print_text(const kt_spec *spec, const kt_tune_report *r, const char 
                (unsigned long long)(r->measured + r->cached),
                (unsigned long long)r->measured, (unsigned long long)r->cached,
                r->seconds);
-    for (int s = 0; s < KT_STATUS_COUNT; s++)
+    for (int s = 0; s < KTUNE_STATUS_COUNT; s++)
         if (r->by_status[s])
             printf(" %llu %s", (unsigned long long)r->by_status[s],
-                   kt_status_name((kt_status)s));
+                   ktune_status_name((ktune_status)s));
     printf("\n");
     if (stopped)
         printf("interrupted by %s: the budget was not spent\n", stopped);
     if (r->warm_starts)
         printf("started from the winners of %zu other problems of this kernel\n",
                r->warm_starts);
-    if (!r->best_config) {
+    const char *best_key;
+    ktune_result best;
+    if (ktune_run_best(run, &best_key, &best) != KTUNE_OK) {
         printf("no configuration ran correctly\n");
         return;
     }
-    char t1[32], t2[32];
-    printf("best     %s\n         %s median (min %s", r->best_config,
-           format_time(r->best.time_ms, t1, sizeof t1),
-           format_time(r->best.min_ms, t2, sizeof t2));
-    if (isfinite(r->best.spread)) /* an imported recording may not have it */
-        printf(", spread %.1f%%", 100 * r->best.spread);
-    printf(")");
-    double g = gflops(r, r->best.time_ms);
-    if (isfinite(g))
-        printf(", %.1f GFLOP/s", g);
-    if (isfinite(r->best.energy_j))
-        printf(", %.4g J per call at %.0f W", r->best.energy_j, r->best.power_w);
-    if (r->best.sm_clock_mhz > 0)
-        printf(", SM clock %.0f MHz", r->best.sm_clock_mhz);
-    printf("\n");
-    const kt_result *d = &r->default_result;
-    if (r->default_skipped) {
-        printf("default  %s: not measured (only the predictions were)\n",
-               r->default_config);
-    } else if (d->status == KT_STATUS_OK) {
-        printf("default  %s\n         %s", r->default_config,
-               format_time(d->time_ms, t1, sizeof t1));
-        if (isfinite(gflops(r, d->time_ms)))
-            printf(", %.1f GFLOP/s", gflops(r, d->time_ms));
-        printf("\nspeed-up %.2fx over the default configuration\n",
-               d->time_ms / r->best.time_ms);
-    } else {
-        printf("default  %s: %s%s%s\n", r->default_config, kt_status_name(d->status),
-               d->detail[0] ? ": " : "", d->detail);
-    }
-    if (r->map)
-        cli_map_print(r->map, r->flops);
+    printf("best     %s\n", best_key);
+    print_best(r, &best);
+    print_default(run);
+    if (ktune_run_map(run))
+        cli_map_print(ktune_run_map(run), r->flops);
 }
 
 /* ------------------------------------------------------------- options */
 
-static int parse_budget(const char *text, kt_budget *b)
+static int parse_budget(const char *text, ktune_tune_opts *o)
 {
     size_t n = strlen(text);
     double v;
@@ -305,28 +314,25 @@ static int parse_budget(const char *text, kt_budget *b)
         if (v > 100)
             return cli_usage_error("tune", "--budget %s is more than the whole space: "
                                    "give at most 100%%", text);
-        *b = (kt_budget){KT_BUDGET_FRACTION, v / 100};
+        o->budget_kind = KTUNE_BUDGET_FRACTION;
+        o->budget = v / 100;
         return CLI_OK;
     }
     uint64_t count;
     if (cli_parse_u64("tune", "--budget", text, &count) != CLI_OK)
         return CLI_USAGE;
-    *b = (kt_budget){KT_BUDGET_COUNT, (double)count};
+    o->budget_kind = KTUNE_BUDGET_COUNT;
+    o->budget = (double)count;
     return count > 0 ? CLI_OK : cli_usage_error("tune", "--budget must be positive");
 }
 
 /* What the command line asks for beyond the tuner's options. */
 typedef struct tune_args {
-    kt_tune_opts o;
+    ktune_tune_opts o;
     bool json;
     bool db_given;
     const char *spec;
-    const char *replay;     /* --replay DB */
-    const char *device;     /* --device NAME */
-    const char *kernel;     /* --kernel NAME */
-    const char *model;      /* --model MODEL */
     uint64_t top;           /* --top K */
-    bool strategy_given;    /* --strategy: else the spec's Search.Name */
 } tune_args;
 
 /* --energy-window: 0 (no energy) or up to a minute. */
@@ -353,18 +359,18 @@ static int parse_memory(const char *text, uint64_t *bytes)
     return rc;
 }
 
-/* --strategy: a registered strategy, or predict / predict+search. */
+/* --strategy: one of the library's table. */
 static int check_strategy(const char *name)
 {
-    if (kt_strategy_find(name) || strcmp(name, "predict") == 0 ||
-        strcmp(name, "predict+search") == 0)
+    ktune_diag diag;
+    if (ktune_strategy_find(name, NULL, &diag) == KTUNE_OK)
         return CLI_OK;
-    return cli_usage_error("tune", "unknown strategy '%s'", name);
+    return cli_usage_error("tune", "%s", diag.msg);
 }
 
 static int parse_option(int c, tune_args *a)
 {
-    kt_tune_opts *o = &a->o;
+    ktune_tune_opts *o = &a->o;
     uint64_t u = 0;
     int rc = CLI_OK;
     switch (c) {
@@ -372,35 +378,33 @@ static int parse_option(int c, tune_args *a)
     case 's':
         rc = check_strategy(optarg);
         o->strategy = optarg;
-        a->strategy_given = true;
         break;
-    case 'b': rc = parse_budget(optarg, &o->budget); break;
+    case 'b': rc = parse_budget(optarg, o); break;
     case 't':
         rc = cli_parse_double("tune", "--time", optarg, &o->time_limit_s);
         if (rc == CLI_OK && !(o->time_limit_s > 0))
             rc = cli_usage_error("tune", "--time must be positive");
         break;
     case 'd': o->db_path = optarg; a->db_given = true; break;
-    case 'S': rc = cli_parse_u64("tune", "--seed", optarg, &o->seed);
-              o->measure.seed = o->seed; break;
+    case 'S': rc = cli_parse_u64("tune", "--seed", optarg, &o->seed); break;
     case 'j':
         rc = cli_parse_range("tune", "--jobs", optarg, 1, 1024, &u);
-        o->backend.jobs = (int)u;
+        o->jobs = (int)u;
         break;
     case 'T':
-        rc = cli_parse_double("tune", "--timeout", optarg, &o->measure.timeout_s);
-        if (rc == CLI_OK && !(o->measure.timeout_s > 0))
+        rc = cli_parse_double("tune", "--timeout", optarg, &o->timeout_s);
+        if (rc == CLI_OK && !(o->timeout_s > 0))
             rc = cli_usage_error("tune", "--timeout must be positive");
         break;
-    case 'X': rc = parse_memory(optarg, &o->measure.max_memory); break;
+    case 'X': rc = parse_memory(optarg, &o->max_memory); break;
     case 'R': o->retry_failed = true; break;
-    case 'c': o->backend.cache_dir = optarg; break;
+    case 'c': o->cache_dir = optarg; break;
     case 'O': o->no_overlap = true; break;
-    case 'E': rc = parse_window(optarg, &o->measure.energy_window_s); break;
-    case 'r': a->replay = optarg; break;
-    case 'D': a->device = optarg; break;
-    case 'K': a->kernel = optarg; break;
-    case 'm': a->model = optarg; break;
+    case 'E': rc = parse_window(optarg, &o->energy_window_s); break;
+    case 'r': o->replay = optarg; break;
+    case 'D': o->device = optarg; break;
+    case 'K': o->kernel = optarg; break;
+    case 'm': o->model = optarg; break;
     case 'k': rc = cli_parse_u64("tune", "--top", optarg, &a->top); break;
     case 'w':
         rc = cli_parse_u64("tune", "--warm", optarg, &u);
@@ -441,20 +445,22 @@ static int parse_options(int argc, char **argv, tune_args *a)
     }
     if (rc != CLI_OK)
         return rc;
-    if (optind + 1 != argc && !(a->replay && optind == argc))
+    if (optind + 1 != argc && !(a->o.replay && optind == argc))
         return cli_usage_error("tune", "expected one SPEC file (or --replay FILE)");
-    if (a->kernel && (optind != argc))
+    if (a->o.kernel && (optind != argc))
         return cli_usage_error("tune", "--kernel chooses a recording of --replay FILE "
                                "without a SPEC");
-    if (a->replay && a->db_given)
+    if (a->o.replay && a->db_given)
         return cli_usage_error("tune", "--replay answers from its database and "
                                "stores nothing: drop --db");
-    if (a->device && !a->replay)
+    if (a->o.device && !a->o.replay)
         return cli_usage_error("tune", "--device chooses a recorded device: it "
                                "needs --replay");
-    bool predict = a->o.strategy && (strcmp(a->o.strategy, "predict") == 0 ||
-                                     strcmp(a->o.strategy, "predict+search") == 0);
-    if (predict != (a->model != NULL))
+    ktune_strategy_info info = {0};
+    bool predict = a->o.strategy &&
+                   ktune_strategy_find(a->o.strategy, &info, NULL) == KTUNE_OK &&
+                   info.needs_model;
+    if (predict != (a->o.model != NULL))
         return cli_usage_error("tune", "--strategy predict and predict+search need "
                                "--model, and --model needs one of them");
     if (predict && optind == argc)
@@ -464,80 +470,31 @@ static int parse_options(int argc, char **argv, tune_args *a)
         return cli_usage_error("tune", "--top is for --strategy predict");
     if (predict && (a->top == 0 ? (a->top = 10) : a->top) > 10000)
         return cli_usage_error("tune", "--top must be 1 to 10000");
+    a->o.top = (size_t)a->top;
     a->spec = optind < argc ? argv[optind] : NULL;
-    a->o.map |= a->o.strategy && strcmp(a->o.strategy, "map_elites") == 0;
     return CLI_OK;
 }
 
-/* --replay DB: the recording of this spec's kernel for the problem. */
-static int load_replay(const kt_spec *spec, const tune_args *a, const char *problem,
-                       kt_replay **out, kt_diag *diag)
+/* SPEC, with a complete --problem (a usage error otherwise); NULL
+ * without SPEC: the recording is the spec.  A CLI exit code, reported. */
+static int load_spec(const tune_args *a, ktune_spec **spec)
 {
-    return kt_replay_open(a->replay, spec->name, spec->source_hash, problem, a->device,
-                          out, diag);
-}
-
-/* --strategy predict[+search]: the model's top configurations go first
- * (*cfgs, the caller frees); predict evaluates nothing else. */
-static int predict_start(const kt_spec *spec, tune_args *a, const char *problem,
-                         uint16_t **cfgs, kt_diag *diag)
-{
-    kt_model *m = NULL;
-    size_t found = 0;
-    int rc = kt_model_load(a->model, &m, diag);
-    if (rc == KT_OK && !(*cfgs = malloc(a->top * (spec->nparams + 1) * sizeof **cfgs)))
-        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
-    if (rc == KT_OK)
-        rc = kt_predict_configs(m, spec->path, problem, (size_t)a->top, *cfgs, &found,
-                                diag);
-    if (rc == KT_OK && found == 0)
-        rc = kt_fail(diag, KT_ENOTFOUND, "%s predicts no valid configuration for "
-                     "problem %s", a->model, problem);
-    kt_model_free(m);
-    a->o.start = *cfgs;
-    a->o.nstart = found;
-    a->o.start_only = strcmp(a->o.strategy, "predict") == 0;
-    a->o.strategy = kt_tune_defaults().strategy;
+    ktune_diag diag = {{0}};
+    ktune_problem *prob = NULL;
+    if (!a->spec)
+        return CLI_OK;
+    if (ktune_spec_load(a->spec, cli_warn, NULL, spec, &diag) != KTUNE_OK)
+        return cli_error("%s", diag.msg);
+    int rc = cli_problem_parse("tune", *spec, a->o.problem, &prob);
+    ktune_problem_free(prob);
     return rc;
-}
-
-/* The spec: SPEC's, or with --replay FILE alone the recording's (*rec),
- * whose problem is the recorded one (--problem chose it).  A CLI exit code,
- * reported. */
-static int load_spec(tune_args *a, kt_spec **own, kt_recording **rec,
-                     const kt_spec **spec)
-{
-    kt_recording_opts ro = {.kernel = a->kernel, .problem = a->o.problem,
-                            .device = a->device, .cache_dir = a->o.backend.cache_dir};
-    int rc = cli_spec_or_recording(a->spec, a->replay, &ro, own, rec, spec);
-    if (rc == CLI_OK && *rec)
-        a->o.problem = NULL;
-    return rc;
-}
-
-/* The problem, the replay and the predictions the options ask for; a CLI
- * exit code, reported. */
-static int prepare(const kt_spec *spec, tune_args *a, const kt_recording *rec,
-                   kt_replay **replay, uint16_t **cfgs)
-{
-    kt_problem prob = {0};
-    kt_diag diag = {{0}};
-    int crc = cli_problem_parse("tune", spec, a->o.problem, &prob);
-    if (crc != CLI_OK)
-        return crc;
-    int rc = a->replay && !rec ? load_replay(spec, a, prob.key, replay, &diag) : KT_OK;
-    if (rc == KT_OK && a->model)
-        rc = predict_start(spec, a, prob.key, cfgs, &diag);
-    a->o.replay = rec ? kt_recording_replay(rec) : *replay;
-    kt_problem_clear(&prob);
-    return rc == KT_OK ? CLI_OK : cli_error("%s", diag.msg);
 }
 
 /* ------------------------------------------------------------- signals */
 
 /* The signal that asked the run to stop, 0 while none has.  A handler can
  * reach only static storage, so this is the CLI's one mutable global; the
- * tuner reads it through kt_tune_opts.cancel before each evaluation. */
+ * tuner reads it through ktune_tune_opts.cancel before each evaluation. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop(int sig)
@@ -569,71 +526,57 @@ static const char *signal_name(int sig)
 }
 
 /* Print the run's report; CLI_FAIL when no configuration ran correctly. */
-static int report(const kt_spec *spec, const tune_args *a, const kt_tune_report *rep)
+static int report(const tune_args *a, const ktune_run *run)
 {
     const char *stopped = stop_signal ? signal_name(stop_signal) : NULL;
+    const ktune_run_info *rep = ktune_run_summary(run);
+    const char *key;
+    ktune_result best;
     if (a->json)
-        print_json(spec, rep, a->replay, stopped);
+        print_json(run, a->o.replay, stopped);
     else
-        print_text(spec, rep, a->replay, stopped);
-    if (rep->best_config || stopped)
+        print_text(run, a->o.replay, stopped);
+    if (ktune_run_best(run, &key, &best) == KTUNE_OK || stopped)
         return CLI_OK;
     char counts[256] = "";
-    for (int s = 0; s < KT_STATUS_COUNT; s++)
+    for (int s = 0; s < KTUNE_STATUS_COUNT; s++)
         if (rep->by_status[s])
             snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%llu %s",
                      counts[0] ? ", " : "", (unsigned long long)rep->by_status[s],
-                     kt_status_name((kt_status)s));
+                     ktune_status_name((ktune_status)s));
     return cli_error("no configuration ran correctly (%s)", counts[0] ? counts : "none "
                      "evaluated");
 }
 
 int cli_tune(int argc, char **argv)
 {
-    tune_args a = {.o = kt_tune_defaults()};
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    a.o.backend.jobs = cpus > 0 ? (int)cpus : 1;
+    tune_args a = {0};
+    ktune_tune_opts_init(&a.o);
     int rc = parse_options(argc, argv, &a);
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;
-    kt_diag diag = {{0}};
-    kt_spec *own = NULL;
-    kt_recording *rec = NULL;
-    const kt_spec *spec = NULL;
-    kt_replay *replay = NULL;
-    uint16_t *start = NULL;
-    if ((rc = load_spec(&a, &own, &rec, &spec)) != CLI_OK) {
-        kt_recording_free(rec);
-        kt_spec_free(own);
+    ktune_diag diag = {{0}};
+    ktune_spec *spec = NULL;
+    if ((rc = load_spec(&a, &spec)) != CLI_OK) {
+        ktune_spec_free(spec);
         return rc;
     }
-    if (!a.strategy_given && spec->strategy)
-        a.o.strategy = spec->strategy;
-    if ((rc = prepare(spec, &a, rec, &replay, &start)) != CLI_OK) {
-        free(start);
-        kt_replay_free(replay);
-        kt_recording_free(rec);
-        kt_spec_free(own);
-        return rc;
-    }
-    bool bar = isatty(STDERR_FILENO);
+    bool bar = isatty(STDERR_FILENO), drawn = false;
     a.o.progress = bar ? draw_progress : NULL;
+    a.o.user = &drawn;
     a.o.cancel = &stop_signal;
     catch_stop_signals();
-    kt_tune_report rep;
-    int trc = kt_tune(spec, &a.o, &rep, &diag);
-    if (bar && rep.measured + rep.cached > 0)
+    ktune_run *run = NULL;
+    int trc = ktune_tune(spec, &a.o, &run, &diag);
+    if (drawn)
         fputc('\n', stderr);
-    if (trc == KT_OK)
-        rc = report(spec, &a, &rep);
+    if (trc == KTUNE_OK)
+        rc = report(&a, run);
     else
         rc = cli_error("%s", diag.msg);
     if (stop_signal)
         rc = 128 + stop_signal;
-    kt_tune_report_clear(&rep);
-    free(start);
-    kt_replay_free(replay);
-    kt_recording_free(rec);
-    kt_spec_free(own);
+    ktune_run_free(run);
+    ktune_spec_free(spec);
     return rc;
 }

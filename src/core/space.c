@@ -21,7 +21,7 @@
 #define POLL_MASK 0xFFFFu   /* poll cancel, bound and progress every 65536 nodes */
 #define SAMPLE_TRIES 1000000 /* rejections allowed in one group when sampling */
 
-struct kt_space {
+struct ktune_space {
     const kt_spec *spec;
     const kt_problem *prob;
     size_t nparams;

@@ -31,26 +31,15 @@
 /* The default bound on condition evaluations of one operation (0.5 to 4 s
  * on one core, by the conditions' length; the shipped specs need
  * at most 1.1 million). */
-#define KT_SPACE_MAX_EVALS 50000000ull
+#define KT_SPACE_MAX_EVALS KTUNE_SPACE_MAX_EVALS
 
-typedef struct kt_space kt_space;
+typedef struct ktune_space kt_space; /* the public ktune_space */
 
-/* Counters from one enumeration. */
-typedef struct kt_space_stats {
-    uint64_t nodes;      /* partial assignments tried (tree nodes visited) */
-    uint64_t evals;      /* condition evaluations */
-    uint64_t valid;      /* complete valid configurations found */
-} kt_space_stats;
+/* Counters from one enumeration (the public struct). */
+typedef ktune_space_stats kt_space_stats;
 
-/* Where a long operation stands, for progress reports. */
-typedef struct kt_space_progress {
-    kt_space_stats st;     /* counters of this operation so far */
-    uint64_t max_evals;    /* the bound on st.evals (UINT64_MAX: none) */
-    size_t group, ngroups; /* counting: the group searched now (1-based) of
-                            * the groups with conditions; 0 otherwise */
-    size_t group_params;   /* parameters in the tree searched now */
-    double fraction;       /* share of that tree passed so far, 0..1 */
-} kt_space_progress;
+/* Where a long operation stands, for progress reports (the public struct). */
+typedef ktune_space_progress kt_space_progress;
 
 /* Limits and hooks of long operations; kt_space_set_ctl copies it. */
 typedef struct kt_space_ctl {

@@ -29,7 +29,7 @@
 #define KT_SPEC_H
 
 #include "core/expr.h"
-#include "ktune.h"
+#include "core/base.h"
 
 /* KT_LANG_NONE: a space-only spec (extension "Language": "None"): tuning
  * parameters, conditions and problem parameters for data measured
@@ -160,7 +160,9 @@ typedef struct kt_budget {
     double value;
 } kt_budget;
 
-typedef struct kt_spec {
+/* The public ktune_spec (include/ktune.h) is this struct. */
+typedef struct ktune_spec kt_spec;
+struct ktune_spec {
     char *path;             /* as given */
     char *dir;              /* directory holding the spec; files are relative to it */
     char *name;             /* General.BenchmarkName, else KernelName */
@@ -208,7 +210,7 @@ typedef struct kt_spec {
     const char **const_names; /* consts' names and values for env */
     double *const_values;
     char *source_hash;      /* hex digest of kernel + reference + options */
-} kt_spec;
+};
 
 /* A function that receives each warning (one line, no newline). */
 typedef void (*kt_warn_fn)(void *user, const char *msg);
@@ -259,12 +261,14 @@ int kt_spec_load_with(const char *path, const kt_spec_opts *opts, kt_spec **out,
 void kt_spec_report_clear(kt_spec_report *r);
 void kt_spec_free(kt_spec *spec);
 
-/* Problem values: one per problem parameter, in spec order. */
-typedef struct kt_problem {
+/* Problem values: one per problem parameter, in spec order (the public
+ * ktune_problem). */
+typedef struct ktune_problem kt_problem;
+struct ktune_problem {
     size_t n;
     double *values;
     char *key;              /* canonical "M=256,N=256,K=256" */
-} kt_problem;
+};
 
 /* The defaults, overridden by "K=V,K=V" (NULL or "" for none). */
 int kt_problem_parse(const kt_spec *spec, const char *overrides,

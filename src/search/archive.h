@@ -84,14 +84,16 @@ typedef struct kt_map_cell {
     double time_ms;           /* its cost */
 } kt_map_cell;
 
-typedef struct kt_map {
+/* The public ktune_map (include/ktune.h) is this struct. */
+typedef struct ktune_map kt_map;
+struct ktune_map {
     kt_map_dim *dims;
     size_t ndims;
     uint64_t ncells;          /* in the grid */
     bool fallback;            /* the spec names no dimensions: the fallbacks */
     kt_map_cell *filled;      /* the occupied cells, in cell order */
     size_t nfilled;
-} kt_map;
+};
 
 int kt_archive_map(const kt_archive *a, kt_map **out);
 void kt_map_free(kt_map *m);

@@ -38,4 +38,5 @@ const kt_strategy kt_strategy_brute_force = {
     .init = bf_init,
     .propose = bf_propose,
     .free = free,
+    .exhaustive = true,
 };

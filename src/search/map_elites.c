@@ -203,4 +203,5 @@ const kt_strategy kt_strategy_map_elites = {
     .propose = me_propose,
     .observe = me_observe,
     .free = me_free,
+    .implies_map = true,
 };

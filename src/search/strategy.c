@@ -41,3 +41,11 @@ const kt_strategy *kt_strategy_find(const char *name)
             return REGISTRY[i];
     return NULL;
 }
+
+const kt_strategy *kt_strategy_exhaustive(void)
+{
+    for (size_t i = 0; i < kt_strategy_count(); i++)
+        if (REGISTRY[i]->exhaustive)
+            return REGISTRY[i];
+    return NULL;
+}

@@ -34,7 +34,7 @@
  * seven spaces and was within 0.004 of the best at 50 to 400.  On the
  * held-out public recordings ensemble and genetic do better on average
  * (docs/SEARCH.md, "GPU recordings"). */
-#define KT_STRATEGY_DEFAULT "local_search"
+#define KT_STRATEGY_DEFAULT KTUNE_STRATEGY_DEFAULT
 
 typedef struct kt_strategy_opts {
     uint64_t seed;
@@ -63,9 +63,18 @@ typedef struct kt_strategy {
      * random sample of a space too large to list serves it as well as the
      * whole space (kt_space_build_sample). */
     bool uniform;
+    /* It proposes every valid configuration: other problems' winners
+     * would only be evaluated twice, and a complete recording is one run
+     * of it (tune/benchmark.c). */
+    bool exhaustive;
+    /* It keeps the best configuration per behaviour cell: a run with it
+     * reports that map (kt_tune_opts.map implied). */
+    bool implies_map;
 } kt_strategy;
 
 const kt_strategy *kt_strategy_find(const char *name);
+/* The first registered strategy with .exhaustive. */
+const kt_strategy *kt_strategy_exhaustive(void);
 /* The registered strategies, for listing. */
 size_t kt_strategy_count(void);
 const kt_strategy *kt_strategy_at(size_t i);

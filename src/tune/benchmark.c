@@ -134,7 +134,7 @@ static int find_optimum(const kt_spec *spec, const kt_bench_opts *b, kt_bench_re
                         kt_diag *diag)
 {
     kt_tune_opts o = run_opts(b);
-    o.strategy = "brute_force";
+    o.strategy = kt_strategy_exhaustive()->name;
     o.warm = 0;
     kt_tune_report rep;
     int rc = kt_tune(spec, &o, &rep, diag);

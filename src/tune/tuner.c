@@ -1,6 +1,7 @@
 /* tuner.c - drive one tuning run (see tuner.h for the flow). */
 #include "tune/tuner.h"
 #include "core/util.h"
+#include "tune/model_start.h"
 #include "tune/warm.h"
 #include "search/history.h"
 
@@ -26,6 +27,10 @@ typedef struct run {
     int64_t device, kernel, problem;
     const kt_strategy *strategy;
     void *strategy_state;
+    const uint16_t *starts; /* opts' start configurations, or a model's */
+    size_t nstart;
+    bool start_only;
+    uint16_t *predicted;   /* a model's (tune/model_start.h), owned */
     kt_archive *map;       /* opts->map: every evaluation is offered to it */
     kt_worker *worker;     /* started at the first real measurement */
     uint8_t *seen;         /* per built index: evaluated in this run */
@@ -42,7 +47,7 @@ kt_tune_opts kt_tune_defaults(void)
     return (kt_tune_opts){.strategy = KT_STRATEGY_DEFAULT, .seed = 1,
                           .db_path = "ktune.db",
                           .backend = {.cache_dir = ".ktune-cache", .jobs = 2},
-                          .warm = KT_WARM_DEFAULT,
+                          .warm = KT_WARM_DEFAULT, .top = 10,
                           .measure = kt_measure_defaults()};
 }
 
@@ -116,11 +121,9 @@ static int start_replay(run *r)
  * uniform random sample of SPACE_SAMPLE configurations instead. */
 static int build_space(run *r)
 {
-    const char *name = r->opts->strategy ? r->opts->strategy : KT_STRATEGY_DEFAULT;
-    const kt_strategy *strategy = kt_strategy_find(name);
     kt_space_set_ctl(r->space, &(kt_space_ctl){.cancel = r->opts->cancel});
     int rc = kt_space_build(r->space, SPACE_LIMIT, r->diag);
-    if (rc == KT_ERANGE && strategy && strategy->uniform) {
+    if (rc == KT_ERANGE && r->strategy->uniform) {
         kt_rng rng;
         kt_rng_seed(&rng, r->opts->seed);
         rc = kt_space_build_sample(r->space, SPACE_SAMPLE, &rng, r->diag);
@@ -140,10 +143,41 @@ static void restrict_to_recording(run *r)
         kt_space_restrict(r->space, cfgs, n);
 }
 
+/* The strategy by name, where a strategy of tune/model_start.h starts
+ * from the model's predictions and the default strategy searches on. */
+static int choose_strategy(run *r)
+{
+    const kt_tune_opts *o = r->opts;
+    const char *name = o->strategy ? o->strategy : KT_STRATEGY_DEFAULT;
+    const kt_model_strategy *ms = kt_model_strategy_find(name);
+    r->starts = o->start;
+    r->nstart = o->nstart;
+    r->start_only = o->start_only;
+    if (!ms && !(r->strategy = kt_strategy_find(name)))
+        return kt_fail(r->diag, KT_EINVAL, "unknown strategy '%s' (see 'ktune tune "
+                       "--help')", name);
+    if (!ms != !o->model)
+        return ms ? kt_fail(r->diag, KT_EINVAL, "strategy '%s' needs a trained model",
+                            name)
+                  : kt_fail(r->diag, KT_EINVAL, "a model is only for the strategies "
+                            "that start from its predictions (predict, "
+                            "predict+search), not '%s'", name);
+    if (!ms)
+        return KT_OK;
+    r->strategy = kt_strategy_find(KT_STRATEGY_DEFAULT);
+    r->start_only = !ms->searches;
+    int rc = kt_model_start(r->spec, o->model, r->prob.key, o->top ? o->top : 10,
+                            &r->predicted, &r->nstart, r->diag);
+    r->starts = r->predicted;
+    return rc;
+}
+
 static int setup(run *r)
 {
     const kt_spec *spec = r->spec;
     int rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
+    if (rc == KT_OK)
+        rc = choose_strategy(r);
     if (rc == KT_OK)
         rc = kt_space_new(spec, &r->prob, &r->space, r->diag);
     if (rc == KT_OK)
@@ -167,21 +201,18 @@ static int setup(run *r)
     if (!spec->flops || kt_expr_eval(spec->flops, slots, &r->rep->flops) != KT_OK)
         r->rep->flops = NAN;
     free(slots);
-    const char *name = r->opts->strategy ? r->opts->strategy : KT_STRATEGY_DEFAULT;
-    if (!(r->strategy = kt_strategy_find(name)))
-        return kt_fail(r->diag, KT_EINVAL, "unknown strategy '%s' (see 'ktune tune "
-                       "--help')", name);
     if ((rc = r->opts->replay ? start_replay(r) : open_backend(r)) != KT_OK)
         return rc;
     apply_budget(r);
-    if (r->opts->map && (rc = kt_archive_new(r->space, &r->map, r->diag)) != KT_OK)
+    bool map = r->opts->map || r->strategy->implies_map;
+    if (map && (rc = kt_archive_new(r->space, &r->map, r->diag)) != KT_OK)
         return rc;
     kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit};
     kt_diag why = {{0}};
     rc = r->strategy->init(r->space, &so, &r->strategy_state, &why);
     if (rc != KT_OK)
-        return kt_fail(r->diag, rc, "strategy '%s' failed to start: %s", name,
-                       why.msg[0] ? why.msg : kt_strerror(rc));
+        return kt_fail(r->diag, rc, "strategy '%s' failed to start: %s",
+                       r->strategy->name, why.msg[0] ? why.msg : kt_strerror(rc));
     return KT_OK;
 }
 
@@ -453,7 +484,7 @@ static int evaluate_default(run *r)
     r->rep->default_result = (kt_result){.status = KT_STATUS_INVALID, .time_ms = NAN};
     if (!r->rep->default_config)
         rc = kt_fail(r->diag, KT_ENOMEM, "out of memory");
-    else if (r->opts->start_only)
+    else if (r->start_only)
         r->rep->default_skipped = true;
     else if (kt_space_is_valid(r->space, def))
         rc = evaluate_or_queue(r, def, 1);
@@ -469,8 +500,7 @@ static int evaluate_warm(run *r)
     size_t max = r->opts->warm, quarter = (size_t)(r->limit / 4);
     if (max > quarter)
         max = quarter > 0 ? quarter : 1;
-    if (max == 0 || r->opts->nstart > 0 || r->opts->start_only ||
-        strcmp(r->strategy->name, "brute_force") == 0)
+    if (max == 0 || r->nstart > 0 || r->start_only || r->strategy->exhaustive)
         return KT_OK;
     kt_winners own = {0};
     const kt_winners *w = &own;
@@ -527,10 +557,10 @@ static int search(run *r)
     /* A strategy that does not learn from results has its first proposals
      * compiled with the default and the warm starts, in their order, so
      * no compiler waits for the default's measurement. */
-    r->queue = ahead(r) && !r->opts->start_only;
+    r->queue = ahead(r) && !r->start_only;
     int rc = evaluate_default(r);
-    if (rc == KT_OK && r->opts->nstart > 0)
-        rc = evaluate_or_queue(r, r->opts->start, r->opts->nstart);
+    if (rc == KT_OK && r->nstart > 0)
+        rc = evaluate_or_queue(r, r->starts, r->nstart);
     if (rc == KT_OK)
         rc = evaluate_warm(r);
     if (rc == KT_OK && r->queue) {
@@ -544,7 +574,7 @@ static int search(run *r)
         if (rc == KT_OK)
             rc = default_lookup(r);
     }
-    while (rc == KT_OK && !r->opts->start_only && budget_left(r)) {
+    while (rc == KT_OK && !r->start_only && budget_left(r)) {
         size_t n = 0;
         rc = r->strategy->propose(r->strategy_state, buf, batch, &n);
         if (rc != KT_OK || n == 0)
@@ -568,6 +598,7 @@ int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     kt_archive_free(r.map);
     free(r.first);
+    free(r.predicted);
     out->seconds = kt_now() - r.start;
     kt_worker_phases_add(r.worker, out->phase_s);
     kt_worker_free(r.worker);

@@ -30,25 +30,16 @@
 
 /* Other problems' winners a run starts from unless told otherwise: the
  * value the replayed strategy benchmark chose (docs/SEARCH.md). */
-#define KT_WARM_DEFAULT 4
+#define KT_WARM_DEFAULT KTUNE_WARM_DEFAULT
 
-/* Progress after each evaluated configuration. */
-typedef struct kt_progress {
-    uint64_t done;          /* evaluated (measured + cached) */
-    uint64_t total;         /* what the budget allows, or the space size */
-    uint64_t measured, cached, failed;
-    double best_ms;         /* NAN until a configuration succeeded */
-    double elapsed_s;
-    double eta_s;           /* NAN when unknown */
-    const char *config;     /* the configuration just evaluated */
-    const kt_result *result;
-} kt_progress;
-
-typedef void (*kt_progress_fn)(void *user, const kt_progress *p);
+/* Progress after each evaluated configuration (the public struct). */
+typedef ktune_progress kt_progress;
+typedef ktune_progress_fn kt_progress_fn;
 
 typedef struct kt_tune_opts {
     const char *problem;    /* "M=256,N=256" overrides, or NULL */
-    const char *strategy;   /* registered name; NULL: KT_STRATEGY_DEFAULT */
+    const char *strategy;   /* registered name, or one of tune/model_start.h;
+                               NULL: KT_STRATEGY_DEFAULT */
     kt_budget budget;       /* KT_BUDGET_NONE: the spec's, else unlimited */
     double time_limit_s;    /* > 0: no new measurement starts after this many
                                seconds, whatever the budget (both apply) */
@@ -72,14 +63,15 @@ typedef struct kt_tune_opts {
     bool start_only;        /* evaluate the start configurations only: not
                                the default, no strategy proposals */
     size_t warm;            /* without start configurations, and unless the
-                               strategy is brute_force: evaluate first the
+                               strategy is exhaustive: evaluate first the
                                fastest configurations of up to this many other
                                problems of the kernel on this device, nearest
                                first (tune/warm.h; at most a quarter of the
                                budget); from the replay's database when
                                replaying.  0: none */
     bool map;               /* report the MAP-Elites map of what the run
-                               evaluated (any strategy; see report.map) */
+                               evaluated (any strategy; see report.map);
+                               implied by a strategy's .implies_map */
     const volatile sig_atomic_t *cancel; /* when set and *cancel turns nonzero
                                (a signal handler's flag), no new evaluation
                                starts and kt_tune returns KT_OK with what was
@@ -90,6 +82,10 @@ typedef struct kt_tune_opts {
                                holds as failures (a new result replaces the
                                stored one); default: a stored failure is
                                reused like any result */
+    const char *model;      /* with a strategy of tune/model_start.h: the
+                               trained model whose top predictions are the
+                               start configurations (start is ignored) */
+    size_t top;             /* how many predictions (default 10) */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
