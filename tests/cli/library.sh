@@ -6,7 +6,8 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 case $KTUNE in /*) BIN=$KTUNE ;; *) BIN=$ROOT/$KTUNE ;; esac
 BUILD=$(dirname "$BIN")
-LIBS=$(sed -n 's/^LIBS = //p' "$ROOT/libs.mk")
+# libs.mk's LIBS, expanded by make itself (it refers to other variables)
+LIBS=$(printf 'include %s/libs.mk\nall:\n\t@echo $(LIBS)\n' "$ROOT" | make -s -f -)
 
 # the first C block of the section "Using the library"
 awk '/^## / { sec = ($0 == "## Using the library") } sec && /^```c$/ && !done { on = 1; next }
