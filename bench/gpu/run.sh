@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh - on the GPU machine, in one call (about 7 minutes): the CUDA
+# run.sh - on the GPU machine, in one call (about 9 minutes): the CUDA
 # backend's tests, then the fair GEMM table (gemm_bench.sh).
 #   1. test_cuda (every shipped CUDA kernel compiles with NVRTC for sm_90),
 #      where DIR/tests/test_cuda was carried;
