@@ -793,6 +793,133 @@ typedef struct ktune_eval_report {
  * a shared model. */
 KTUNE_API int ktune_model_evaluate(const ktune_model *m, const ktune_eval_opts *o,
                                    ktune_eval_report *out, ktune_diag *diag);
+/* ------------------------------------------------------------ map of a run */
+
+/* What a run's map (ktune_run_map) holds: the fastest configuration found
+ * in each filled cell of the grid that the spec's behaviour dimensions
+ * make (MAP-Elites; docs/SPEC.md).  A map does not change: threads may read
+ * one together. */
+typedef struct ktune_map_info {
+    size_t ndims;            /* behaviour dimensions */
+    uint64_t ncells;         /* cells of the grid */
+    size_t nfilled;          /* cells holding an elite */
+    bool fallback;           /* the spec names no dimensions: the map uses
+                                ktune's fallback dimensions */
+} ktune_map_info;
+
+/* Describe m into *out; KTUNE_EINVAL for NULL. */
+KTUNE_API int ktune_map_describe(const ktune_map *m, ktune_map_info *out);
+/* Dimension d's name (owned by the map; NULL out of range) and number of
+ * bins (0 out of range). */
+KTUNE_API const char *ktune_map_dim_name(const ktune_map *m, size_t d);
+KTUNE_API size_t ktune_map_dim_bins(const ktune_map *m, size_t d);
+/* The least and greatest value of bin b of dimension d; 0, or
+ * KTUNE_ENOTFOUND out of range. */
+KTUNE_API int ktune_map_bin(const ktune_map *m, size_t d, size_t b, double *lo,
+                            double *hi);
+
+/* One filled cell; pointers owned by the map. */
+typedef struct ktune_map_elite {
+    uint64_t cell;           /* index in the grid */
+    const size_t *bins;      /* [ndims]: its bin in each dimension */
+    const char *config;      /* its fastest configuration's key */
+    double time_ms;          /* that configuration's time */
+} ktune_map_elite;
+
+/* The i-th filled cell (i < nfilled, in cell order) into *out; 0, or
+ * KTUNE_ENOTFOUND out of range. */
+KTUNE_API int ktune_map_elite_at(const ktune_map *m, size_t i, ktune_map_elite *out);
+
+/* ---------------------------------------------- benchmark of strategies */
+
+/* Search strategies compared on a recorded exhaustive run (the job of
+ * Kernel Tuner's methodology tool): every strategy runs at every budget for
+ * seeds 1 to seeds, each evaluation answered by the recording, so that one
+ * run costs well under a millisecond.  A run's quality after n evaluations
+ * is the fraction of the optimum it reached: the optimum's time over the
+ * best time found so far (0 before any success). */
+
+/* The options: those of `ktune benchmark`.  Fill it with
+ * ktune_bench_opts_init; strings and arrays are borrowed for the call. */
+typedef struct ktune_bench_opts {
+    size_t size;             /* sizeof(ktune_bench_opts), set by _init */
+    const char *replay;      /* the recording (required): a ktune database,
+                                its CSV export, a Kernel Tuner cache or a T4
+                                file */
+    const char *problem;     /* with a spec: every problem parameter once
+                                (NULL: the spec's defaults); without: the
+                                recorded problem key that chooses one */
+    const char *device;      /* the recorded device; NULL: the only one */
+    const char *kernel;      /* without a spec: the recorded kernel; NULL:
+                                the only one */
+    const char *cache_dir;   /* where a JSON recording's rows are kept for
+                                its next replay; NULL: not kept */
+    const char *const *strategies; /* names of ktune_strategy_at; NULL:
+                                every one */
+    size_t nstrategies;
+    const double *budgets;   /* ascending evaluation counts, each a whole
+                                number from 1; NULL: 25, 50, 100, 200, 400 */
+    size_t nbudgets;
+    unsigned seeds;          /* runs per strategy and budget (20) */
+    size_t warm;             /* first evaluate the winners of up to this many
+                                other recorded problems (0: from scratch) */
+} ktune_bench_opts;
+
+/* Fill *o with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_bench_opts_init(ktune_bench_opts *o);
+
+/* A finished comparison. */
+typedef struct ktune_bench ktune_bench;
+
+/* Quartiles and mean of one quantity over the seeds; evaluations to a
+ * target are INFINITY for a run that did not reach it. */
+typedef struct ktune_bench_stat {
+    double mean, q1, median, q3;
+} ktune_bench_stat;
+
+/* One strategy at one budget. */
+typedef struct ktune_bench_row {
+    const char *strategy;    /* a name of ktune_strategy_at (static) */
+    uint64_t budget;         /* evaluations */
+    ktune_bench_stat fraction; /* of the optimum, at the end of the runs */
+    double found;            /* share of runs that found the optimum */
+    ktune_bench_stat to95, to99; /* evaluations to 95% and 99% of it */
+    unsigned reached95, reached99; /* runs that got there */
+    double seconds;          /* the runs' time, all seeds */
+} ktune_bench_row;
+
+/* The comparison's figures; strings owned by it. */
+typedef struct ktune_bench_info {
+    const char *kernel;      /* the spec's (or the recording's) name */
+    uint64_t space;          /* valid configurations recorded */
+    double optimum_ms;
+    const char *optimum_config;
+    unsigned seeds;
+    size_t nstrategies, nbudgets;
+    size_t nrows;            /* nstrategies x nbudgets */
+    size_t curve_len;        /* points of each strategy's curve */
+} ktune_bench_info;
+
+/* Compare the strategies on the recording o->replay of spec (NULL: the
+ * recording alone, its configurations being the space) into *out
+ * (ktune_bench_free).  Returns 0; KTUNE_EINVAL for a NULL o or out, no
+ * replay, an unknown strategy, budgets that are not ascending whole
+ * numbers, a kernel with a spec, or a problem that does not set every
+ * parameter; KTUNE_EIO, KTUNE_EFORMAT for the recording, KTUNE_ENOTFOUND
+ * when it lacks the problem or a configuration, KTUNE_ENOMEM. */
+KTUNE_API int ktune_benchmark(const ktune_spec *spec, const ktune_bench_opts *o,
+                              ktune_bench **out, ktune_diag *diag);
+/* Release a comparison (NULL: nothing). */
+KTUNE_API void ktune_bench_free(ktune_bench *b);
+/* Its figures (owned by b; NULL for NULL). */
+KTUNE_API const ktune_bench_info *ktune_bench_summary(const ktune_bench *b);
+/* Row i (i < nrows: strategy-major, budgets ascending); NULL out of range. */
+KTUNE_API const ktune_bench_row *ktune_bench_row_at(const ktune_bench *b, size_t i);
+/* Strategy s's mean curve at the largest budget: curve_len points, point n
+ * after n + 1 evaluations (a run that stopped early keeps its last value);
+ * NULL out of range. */
+KTUNE_API const ktune_bench_stat *ktune_bench_curve(const ktune_bench *b, size_t s);
+
 /* ----------------------------------------------------- runtime selection */
 
 /* An application asks, per call, which configuration of a kernel to use for

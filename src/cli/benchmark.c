@@ -1,10 +1,7 @@
 /* benchmark.c - `ktune benchmark`: search strategies compared on a recorded
- * exhaustive space (tune/benchmark.h): a table, --json, and an SVG of the
+ * exhaustive space (ktune_benchmark): a table, --json, and an SVG of the
  * curves. */
-#include "cli/cli.h"
-#include "core/util.h"
-#include "store/recording.h"
-#include "tune/benchmark.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -76,11 +73,11 @@ static int parse_budgets(const char *text, bench_args *a)
 static int parse_strategies(const char *text, bench_args *a)
 {
     free(a->list_text);
-    if (!(a->list_text = kt_strdup(text)))
+    if (!(a->list_text = strdup(text)))
         return cli_error("out of memory");
     a->nstrategies = 0;
     for (char *s = strtok(a->list_text, ","); s; s = strtok(NULL, ",")) {
-        if (!kt_strategy_find(s))
+        if (ktune_strategy_find(s, NULL, NULL) != KTUNE_OK)
             return cli_usage_error("benchmark", "unknown strategy '%s'", s);
         if (a->nstrategies == MAX_LIST)
             return cli_usage_error("benchmark", "at most %d strategies", MAX_LIST);
@@ -142,15 +139,16 @@ static int parse_args(int argc, char **argv, bench_args *a)
 
 /* ---------------------------------------------------------------- output */
 
-static void print_table(const kt_spec *spec, const kt_bench_report *r, unsigned seeds)
+static void print_table(const ktune_bench *b)
 {
+    const ktune_bench_info *r = ktune_bench_summary(b);
     printf("%s: %llu recorded configurations, optimum %.6g ms (%s); %u seeds\n",
-           spec->name, (unsigned long long)r->space, r->optimum_ms, r->optimum_config,
-           seeds);
+           r->kernel, (unsigned long long)r->space, r->optimum_ms, r->optimum_config,
+           r->seeds);
     printf("%-14s %7s %7s %7s %7s %8s %8s\n", "strategy", "budget", "mean", "median",
            "found", "to 95%", "to 99%");
     for (size_t i = 0; i < r->nrows; i++) {
-        const kt_bench_row *w = &r->rows[i];
+        const ktune_bench_row *w = ktune_bench_row_at(b, i);
         printf("%-14s %7llu %7.3f %7.3f %7.2f %8.4g %8.4g\n", w->strategy,
                (unsigned long long)w->budget, w->fraction.mean, w->fraction.median,
                w->found, w->to95.median, w->to99.median);
@@ -159,7 +157,7 @@ static void print_table(const kt_spec *spec, const kt_bench_report *r, unsigned 
            " that found it; 'to 95%%': median evaluations to 95%% of it, inf: not there)\n");
 }
 
-static json_object *row_json(const kt_bench_row *w)
+static json_object *row_json(const ktune_bench_row *w)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "strategy", json_object_new_string(w->strategy));
@@ -175,30 +173,33 @@ static json_object *row_json(const kt_bench_row *w)
     return o;
 }
 
-static void print_json(const kt_spec *spec, const kt_bench_report *r, unsigned seeds)
+static void print_json(const ktune_bench *b)
 {
+    const ktune_bench_info *r = ktune_bench_summary(b);
     json_object *o = json_object_new_object(), *rows = json_object_new_array();
-    json_object_object_add(o, "kernel", json_object_new_string(spec->name));
+    json_object_object_add(o, "kernel", json_object_new_string(r->kernel));
     json_object_object_add(o, "space_size", json_object_new_int64((int64_t)r->space));
     json_object_object_add(o, "optimum_ms", cli_json_double(r->optimum_ms));
     json_object_object_add(o, "optimum", cli_config_json(r->optimum_config));
-    json_object_object_add(o, "seeds", json_object_new_int64(seeds));
+    json_object_object_add(o, "seeds", json_object_new_int64(r->seeds));
     for (size_t i = 0; i < r->nrows; i++)
-        json_object_array_add(rows, row_json(&r->rows[i]));
+        json_object_array_add(rows, row_json(ktune_bench_row_at(b, i)));
     json_object_object_add(o, "results", rows);
     cli_json_print(o);
 }
 
 /* The mean curves of the largest budget: x evaluations (log scale), y the
  * fraction of the optimum, one polyline per strategy. */
-static int write_svg(const char *path, const kt_bench_report *r)
+static int write_svg(const char *path, const ktune_bench *b)
 {
+    const ktune_bench_info *r = ktune_bench_summary(b);
     FILE *f = fopen(path, "w");
     if (!f)
         return cli_error("cannot write '%s'", path);
     static const char *const COLORS[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                          "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
                                          "#7f7f7f", "#bcbd22"};
+    enum { NCOLORS = sizeof COLORS / sizeof *COLORS };
     const double W = 640, H = 400, L = 50, B = 40, lx = log((double)r->curve_len);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\""
             " font-family=\"sans-serif\" font-size=\"11\">\n", W + 150, H);
@@ -209,92 +210,59 @@ static int write_svg(const char *path, const kt_bench_report *r)
     fprintf(f, "<text x=\"5\" y=\"20\">1.0</text><text x=\"5\" y=\"%.0f\">0.0</text>\n",
             H - B);
     for (size_t s = 0; s < r->nstrategies; s++) {
-        const kt_bench_stat *c = r->curves + s * r->curve_len;
+        const ktune_bench_stat *c = ktune_bench_curve(b, s);
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"",
-                COLORS[s % KT_ARRAY_LEN(COLORS)]);
+                COLORS[s % NCOLORS]);
         for (size_t n = 0; n < r->curve_len; n++)
             fprintf(f, "%.1f,%.1f ",
                     L + (lx > 0 ? log((double)n + 1) / lx : 0) * (W - L - 10),
                     10 + (1 - c[n].mean) * (H - B - 10));
         fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W + 10,
-                20 + 16.0 * (double)s, COLORS[s % KT_ARRAY_LEN(COLORS)],
-                r->rows[s * r->nbudgets].strategy);
+                20 + 16.0 * (double)s, COLORS[s % NCOLORS],
+                ktune_bench_row_at(b, s * r->nbudgets)->strategy);
     }
     fputs("</svg>\n", f);
     return fclose(f) == 0 ? CLI_OK : cli_error("cannot write '%s'", path);
 }
 
-/* What the benchmark works on: the spec at spec_path, or without one the
- * recording at replay (*rec) chosen by ro, whose spec is then the
- * recording's.  A CLI exit code, reported. */
-static int cli_spec_or_recording(const char *spec_path, const char *replay,
-                          const kt_recording_opts *ro, kt_spec **own, kt_recording **rec,
-                          const kt_spec **spec)
-{
-    kt_diag diag = {{0}};
-    int rc = spec_path ? kt_spec_load(spec_path, cli_warn, NULL, own, &diag)
-                       : kt_recording_open(replay, ro, rec, &diag);
-    if (rc != KT_OK)
-        return cli_error("%s", diag.msg);
-    *spec = spec_path ? *own : kt_recording_spec(*rec);
-    return CLI_OK;
-}
-
 /* ------------------------------------------------------------------ run */
-
-/* The benchmark on the recording: rec's replay, else the one DB holds for
- * spec. */
-static int run_benchmark(const kt_spec *spec, const kt_recording *rec, bench_args *a)
-{
-    kt_problem *prob = NULL;
-    kt_replay *rp = NULL;
-    kt_diag d = {{0}};
-    int rc = cli_problem_parse("benchmark", spec, a->problem, &prob);
-    if (rc != CLI_OK)
-        return rc;
-    kt_bench_opts o = {.problem = a->problem, .strategies = a->nstrategies ? a->strategies
-                                                                           : NULL,
-                       .nstrategies = a->nstrategies, .budgets = a->budgets,
-                       .nbudgets = a->nbudgets, .seeds = (unsigned)a->seeds,
-                       .warm = (size_t)a->warm};
-    kt_bench_report r;
-    int krc = rec ? KT_OK
-                  : kt_replay_open(a->replay, spec->name, spec->source_hash, prob->key,
-                                   a->device, &rp, &d);
-    o.replay = rec ? kt_recording_replay(rec) : rp;
-    if (krc == KT_OK)
-        krc = kt_benchmark(spec, &o, &r, &d);
-    if (krc != KT_OK) {
-        rc = cli_error("%s", d.msg);
-    } else {
-        if (a->json)
-            print_json(spec, &r, o.seeds);
-        else
-            print_table(spec, &r, o.seeds);
-        rc = a->svg ? write_svg(a->svg, &r) : CLI_OK;
-        kt_bench_report_clear(&r);
-    }
-    kt_replay_free(rp);
-    ktune_problem_free(prob);
-    return rc;
-}
 
 int cli_benchmark(int argc, char **argv)
 {
     bench_args a = {0};
     int rc = parse_args(argc, argv, &a);
-    kt_spec *spec = NULL;
-    kt_recording *rec = NULL;
-    const kt_spec *used = NULL;
-    kt_recording_opts ro = {.kernel = a.kernel, .problem = a.problem, .device = a.device};
-    if (rc == CLI_OK)
-        rc = cli_spec_or_recording(a.spec, a.replay, &ro, &spec, &rec, &used);
-    if (rc == CLI_OK && rec)
-        a.problem = NULL; /* the recorded one, chosen */
-    if (rc == CLI_OK)
-        rc = run_benchmark(used, rec, &a);
-    kt_recording_free(rec);
-    kt_spec_free(spec);
+    ktune_spec *spec = NULL;
+    ktune_problem *prob = NULL;
+    ktune_bench *b = NULL;
+    ktune_diag d = {{0}};
+    if (rc == CLI_OK && a.spec && ktune_spec_load(a.spec, cli_warn, NULL, &spec, &d) != 0)
+        rc = cli_error("%s", d.msg);
+    if (rc == CLI_OK && spec) /* a bad or partial problem is a usage error */
+        rc = cli_problem_parse("benchmark", spec, a.problem, &prob);
+    ktune_bench_opts o;
+    ktune_bench_opts_init(&o);
+    o.replay = a.replay;
+    o.problem = a.problem;
+    o.device = a.device;
+    o.kernel = a.kernel;
+    o.strategies = a.nstrategies ? a.strategies : NULL;
+    o.nstrategies = a.nstrategies;
+    o.budgets = a.budgets;
+    o.nbudgets = a.nbudgets;
+    o.seeds = (unsigned)a.seeds;
+    o.warm = (size_t)a.warm;
+    if (rc == CLI_OK && ktune_benchmark(spec, &o, &b, &d) != KTUNE_OK)
+        rc = cli_error("%s", d.msg);
+    if (rc == CLI_OK) {
+        if (a.json)
+            print_json(b);
+        else
+            print_table(b);
+        rc = a.svg ? write_svg(a.svg, b) : CLI_OK;
+    }
+    ktune_bench_free(b);
+    ktune_problem_free(prob);
+    ktune_spec_free(spec);
     free(a.list_text);
     return rc < 0 ? CLI_OK : rc;
 }

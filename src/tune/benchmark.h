@@ -25,23 +25,10 @@ typedef struct kt_bench_opts {
     size_t warm;                      /* kt_tune_opts.warm (0: from scratch) */
 } kt_bench_opts;
 
-/* Quartiles and mean of one quantity over the seeds.  Evaluations to a
- * target are INFINITY for a run that did not reach it (and so may the
- * quartiles be). */
-typedef struct kt_bench_stat {
-    double mean, q1, median, q3;
-} kt_bench_stat;
-
-/* One strategy at one budget. */
-typedef struct kt_bench_row {
-    const char *strategy;             /* the registry's name */
-    uint64_t budget;                  /* evaluations */
-    kt_bench_stat fraction;           /* of the optimum, at the end of the runs */
-    double found;                     /* share of runs that found the optimum */
-    kt_bench_stat to95, to99;         /* evaluations to 95% and 99% of it */
-    unsigned reached95, reached99;    /* runs that got there */
-    double seconds;                   /* the runs' time, all seeds */
-} kt_bench_row;
+/* A quantity's quartiles over the seeds and one strategy at one budget:
+ * the public ktune_bench_stat and ktune_bench_row (include/ktune.h). */
+typedef ktune_bench_stat kt_bench_stat;
+typedef ktune_bench_row kt_bench_row;
 
 typedef struct kt_bench_report {
     uint64_t space;                   /* valid configurations recorded */
