@@ -18,7 +18,10 @@ WERROR  ?= 0
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 include libs.mk
 KT_WARN     = -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
-KT_CPPFLAGS = -D_GNU_SOURCE -Iinclude -Isrc $(JSON_CFLAGS) $(HDF5_CFLAGS)
+# The library's own headers (-Isrc); the command-line front end is compiled
+# without them, so that it can use the public API (include/ktune.h) alone.
+SRC_INC     = -Isrc
+KT_CPPFLAGS = -D_GNU_SOURCE -Iinclude $(SRC_INC) $(JSON_CFLAGS) $(HDF5_CFLAGS)
 KT_CFLAGS   = -std=c11 $(KT_WARN)
 # Each object and test program writes its header dependencies to a .d file
 # beside it (-MP: a deleted header is no error).
@@ -69,6 +72,7 @@ deps:
 	@./scripts/install-deps.sh
 
 $(REL_OBJ): LIB_FLAGS = $(LIB_PIC)
+$(CLI_OBJ) $(CLI_SRC:%.c=$(BUILD)/asan/%.o): SRC_INC =
 $(BUILD)/rel/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC_REL) $(LIB_FLAGS) -c $< -o $@
