@@ -920,6 +920,145 @@ KTUNE_API const ktune_bench_row *ktune_bench_row_at(const ktune_bench *b, size_t
  * NULL out of range. */
 KTUNE_API const ktune_bench_stat *ktune_bench_curve(const ktune_bench *b, size_t s);
 
+/* --------------------------------------------------------- online tuning */
+
+/* Online tuning: the application runs its kernel through ktune, and ktune
+ * explores while the application works.  Per problem, a list of candidate
+ * configurations (the database's best for the problem, the spec's default,
+ * the caller's seeds, a model's top k, the winners of the nearest problems
+ * the database holds, random valid ones) is compiled and verified by one
+ * background thread, while each ktune_online_run runs a ready one
+ * in-process on the application's own buffers and times it.  A policy
+ * chooses which candidate explores; a call explores only while both bounds
+ * allow it (a share of the calls, and the time spent over the best known
+ * relative to all calls' time), else the best known serves.  Candidates
+ * slower than drop_factor times the best are dropped after two calls.
+ *
+ * Policies: "halving" (the default): successive halving, round r asking
+ * 2^(r+1) calls of every candidate still in, keeping the faster half, until
+ * one is left, which then serves every call (no more exploration; a UCB
+ * bandit would keep paying for its confidence bounds forever, and one
+ * kernel's production times are steady enough for a fixed schedule);
+ * "none": no exploration, the database's best (else the default) serves.
+ *
+ * Correctness: with KTUNE_ONLINE_VERIFY_WORKER (the default) a new
+ * configuration serves only after it ran once in the isolated worker
+ * process on the spec's own generated data (not the application's) and
+ * its outputs matched the reference kernel: a wrong or crashing candidate
+ * is stored as such and never runs in the application.  The first candidate (the database's
+ * best, else the spec's default) serves from the first call while its own
+ * verification runs, since nothing else is built yet; a configuration the
+ * database holds as a success was verified when it was measured.  With
+ * KTUNE_ONLINE_VERIFY_NONE candidates serve once compiled: in-process, a
+ * crashing one crashes the application.
+ *
+ * The database: each candidate's production time (median of its last 64
+ * calls) is stored once, when it is dropped, when it wins, or at close, in
+ * the tables `ktune tune` fills (ktune db list shows them) with a detail
+ * starting "online:"; failures as they are found.
+ *
+ * Kernels: C specs (the C backend's shared objects, loaded with dlopen);
+ * KTUNE_EBACKEND for other languages.  The arguments are generic, as the
+ * spec declares them: args[i] points to argument i's value (a scalar's
+ * bytes, or the variable holding a buffer's pointer). */
+typedef struct ktune_online ktune_online;
+
+typedef enum ktune_online_verify {
+    KTUNE_ONLINE_VERIFY_WORKER, /* once in the isolated worker before serving */
+    KTUNE_ONLINE_VERIFY_NONE    /* serve once compiled (trust every candidate) */
+} ktune_online_verify;
+
+/* Options of ktune_online_open; ktune_online_opts_init sets the defaults
+ * given with each field.  Strings and seeds are copied at open. */
+typedef struct ktune_online_opts {
+    size_t size;             /* sizeof(ktune_online_opts), set by _init */
+    const char *db_path;     /* results database, read and written (NULL: none:
+                                nothing read or stored) */
+    const char *cache_dir;   /* compiled kernels (".ktune-cache") */
+    const char *compiler;    /* the C compiler ("cc") */
+    const char *worker_path; /* the worker program; NULL: $KTUNE_WORKER, else
+                                found beside the program or the library */
+    const char *policy;      /* "halving" or "none" (NULL: "halving") */
+    double explore_share;    /* at most this share of calls explore (0.1) */
+    double explore_overhead; /* and their time over the best known's is at
+                                most this share of all calls' time (0.1);
+                                <= 0: no time bound */
+    double drop_factor;      /* drop a candidate this many times slower than
+                                the best (2.0) */
+    size_t candidates;       /* per problem (16) */
+    const char *const *seeds; /* nseeds configuration keys tried first
+                                (invalid ones skipped) */
+    size_t nseeds;
+    const char *model;       /* a model trained on the kernel (`ktune
+                                train`): its model_k best predictions per
+                                problem are candidates; NULL: none */
+    size_t model_k;          /* (8) */
+    size_t warm;             /* nearest problems' winners taken (4) */
+    uint64_t seed;           /* random candidates (1) */
+    ktune_online_verify verify; /* KTUNE_ONLINE_VERIFY_WORKER */
+} ktune_online_opts;
+
+/* Fill *opts with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_online_opts_init(ktune_online_opts *opts);
+
+/* Start online tuning of spec (which must outlive the handle; the worker
+ * reads its file again, so it must stay where it was loaded from) into
+ * *out (ktune_online_close).  Starts one background thread.  Returns 0;
+ * KTUNE_EINVAL (NULL arguments, opts of another size, a bound out of
+ * range, a seed that is not a configuration of spec), KTUNE_ENOTFOUND (an
+ * unknown policy), KTUNE_EBACKEND (not a C kernel, no compiler),
+ * KTUNE_EIO / KTUNE_EFORMAT / KTUNE_EDB (the database), the codes of
+ * loading the model, KTUNE_ENOMEM. */
+KTUNE_API int ktune_online_open(const ktune_spec *spec, const ktune_online_opts *opts,
+                                ktune_online **out, ktune_diag *diag);
+
+/* Stop the background thread (waiting for a compilation in progress),
+ * store the calls not stored yet, unload every kernel.  NULL: nothing. */
+KTUNE_API void ktune_online_close(ktune_online *on);
+
+/* What one call did. */
+typedef struct ktune_online_call {
+    const char *config;      /* the configuration that ran (owned by the
+                                handle) */
+    double time_ms;          /* its time */
+    bool explored;           /* it was not the best known */
+} ktune_online_call;
+
+/* Run the kernel once for problem (of the spec) on args, with the
+ * configuration the policy chooses, and time it; call (NULL: not wanted)
+ * says which and how long.  The first call of a problem waits until its
+ * first candidate is compiled.  Returns 0; KTUNE_EINVAL (NULL arguments, a
+ * problem of another spec), KTUNE_EEMPTY (no candidate compiles and
+ * passes verification), the candidates' listing errors (KTUNE_EDB ...),
+ * KTUNE_ENOMEM.  One thread at a time per handle. */
+KTUNE_API int ktune_online_run(ktune_online *on, const ktune_problem *problem,
+                               void **args, ktune_online_call *call, ktune_diag *diag);
+
+/* Where one problem stands. */
+typedef struct ktune_online_state {
+    uint64_t calls;          /* served */
+    uint64_t explored;       /* of which exploring */
+    double time_ms;          /* all calls' time */
+    double extra_ms;         /* exploring calls' time over the best known */
+    size_t candidates;       /* listed */
+    size_t live;             /* still in the race */
+    size_t failed;           /* failed to compile or verify */
+    bool converged;          /* the policy explores no more */
+    const char *best;        /* the configuration that serves (owned by the
+                                handle); NULL before the first call */
+    double best_ms;          /* its median time */
+} ktune_online_state;
+
+/* Where problem stands into *out.  Returns 0, KTUNE_EINVAL,
+ * KTUNE_ENOTFOUND before the problem's first call. */
+KTUNE_API int ktune_online_report(ktune_online *on, const ktune_problem *problem,
+                                  ktune_online_state *out, ktune_diag *diag);
+
+/* Wait until every candidate of the problems called so far is compiled and
+ * verified (or failed): for tests, and for an application that prefers to
+ * pay compilation up front. */
+KTUNE_API void ktune_online_wait(ktune_online *on);
+
 /* ----------------------------------------------------- runtime selection */
 
 /* An application asks, per call, which configuration of a kernel to use for

@@ -235,12 +235,63 @@ static void test_bad_options_are_refused(void)
     app_clear(&a);
 }
 
+/* The public API (include/ktune.h) over the same kernel: options checked,
+ * seeds as keys, bad input refused with a message, a run that serves. */
+static void test_public_api_checks_its_input_and_serves(void)
+{
+    ktune_spec *spec;
+    ktune_problem *prob;
+    ktune_diag d = {{0}};
+    CHECK(ktune_spec_load(kt_test_path("tests/kernels/online.json"), NULL, NULL, &spec,
+                          &d) == 0);
+    CHECK(ktune_problem_parse(spec, "N=20000", 0, &prob, &d) == 0);
+    ktune_online_opts o;
+    ktune_online_opts_init(&o);
+    o.cache_dir = kt_test_tmp("cache");
+    ktune_online *on = NULL;
+    CHECK_EQ_INT(ktune_online_open(NULL, &o, &on, &d), KTUNE_EINVAL);
+    o.size--;
+    CHECK_EQ_INT(ktune_online_open(spec, &o, &on, &d), KTUNE_EINVAL);
+    CHECK(strstr(d.msg, "ktune_online_opts_init") != NULL);
+    ktune_online_opts_init(&o);
+    o.cache_dir = kt_test_tmp("cache");
+    const char *bad[] = {"WORK=2,MODE=0"}; /* 2 is not one of WORK's values */
+    o.seeds = bad;
+    o.nseeds = 1;
+    CHECK_EQ_INT(ktune_online_open(spec, &o, &on, &d), KTUNE_EINVAL);
+    CHECK(strstr(d.msg, "WORK") != NULL);
+    const char *good[] = {"WORK=1,MODE=0"};
+    o.seeds = good;
+    o.policy = "none"; /* the seed is listed; the default serves */
+    CHECK_EQ_INT(ktune_online_open(spec, &o, &on, &d), 0);
+    float x[64] = {0}, y[64];
+    int n = 64;
+    void *px = x, *py = y, *args[] = {&n, &px, &py};
+    ktune_problem *small;
+    CHECK(ktune_problem_parse(spec, "N=64", 0, &small, &d) == 0);
+    ktune_online_call call;
+    CHECK_EQ_INT(ktune_online_run(on, small, args, &call, &d), 0);
+    CHECK_STR(call.config, "WORK=16,MODE=0");
+    CHECK(y[0] == 1.0f);
+    ktune_online_state st;
+    CHECK_EQ_INT(ktune_online_report(on, prob, &st, &d), KTUNE_ENOTFOUND);
+    CHECK_EQ_INT(ktune_online_report(on, small, &st, &d), 0);
+    CHECK(st.calls == 1 && st.candidates >= 2);
+    CHECK_EQ_INT(ktune_online_run(NULL, small, args, &call, &d), KTUNE_EINVAL);
+    ktune_online_close(on);
+    ktune_online_close(NULL);
+    ktune_problem_free(small);
+    ktune_problem_free(prob);
+    ktune_spec_free(spec);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_converges_to_best_and_stays),
     KT_T(test_exploration_share_is_bounded),
     KT_T(test_exploration_time_is_bounded),
     KT_T(test_policy_none_serves_the_default),
     KT_T(test_bad_options_are_refused),
+    KT_T(test_public_api_checks_its_input_and_serves),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -67,28 +67,10 @@ typedef struct kt_online_opts {
 
 kt_online_opts kt_online_defaults(void);
 
-/* What one call did. */
-typedef struct kt_online_call {
-    const char *config;       /* the configuration that served (key; owned
-                                 by the handle, valid until it is closed) */
-    double time_ms;
-    bool explored;            /* it was not the best known */
-} kt_online_call;
-
-/* Where one problem stands. */
-typedef struct kt_online_info {
-    uint64_t calls;           /* served so far */
-    uint64_t explored;        /* of which exploring */
-    double time_ms;           /* all calls' time */
-    double extra_ms;          /* exploring calls' time over the best known */
-    size_t candidates;        /* listed */
-    size_t live;              /* still in the race (built or not) */
-    size_t failed;            /* failed to build or verify */
-    bool converged;           /* the policy explores no more */
-    const char *best;         /* the configuration that serves (NULL before
-                                 the first call); owned by the handle */
-    double best_ms;           /* its median time */
-} kt_online_info;
+/* What one call did, and where one problem stands: the public structs
+ * (include/ktune.h documents their fields). */
+typedef ktune_online_call kt_online_call;
+typedef ktune_online_state kt_online_info;
 
 typedef struct kt_online kt_online;
 
