@@ -4,14 +4,7 @@
 # runtime selection of a mixed stream, and online tuning from an empty
 # database.  The CUDA one builds everywhere and skips without a GPU.  Run
 # by `make test-pkg` (so by `make check`).
-. "$(dirname "$0")/../cli/lib.sh"
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DEST=$TMP/dest PREFIX=/opt/ktune
-D=$DEST$PREFIX
-
-${MAKE:-make} --no-print-directory -C "$ROOT" install BUILD="${BUILD:-build}" \
-    DESTDIR="$DEST" PREFIX="$PREFIX" >"$TMP/log" 2>&1 || { cat "$TMP/log" >&2; fail "make install"; }
-export PKG_CONFIG_PATH="$D/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$DEST"
+. "$(dirname "$0")/install.inc"
 export LD_LIBRARY_PATH="$D/lib"
 # The installed library finds its installed worker by itself.
 unset KTUNE_WORKER

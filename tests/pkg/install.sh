@@ -4,21 +4,13 @@
 # libktune.a and nothing else of ktune; the installed ktune tunes from any
 # folder, finding its worker in libexec/ktune/ without $KTUNE_WORKER; and
 # `make uninstall` removes every file.  Run by `make test-pkg`.
-. "$(dirname "$0")/../cli/lib.sh"
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DEST=$TMP/dest PREFIX=/opt/ktune
-D=$DEST$PREFIX
-
-${MAKE:-make} --no-print-directory -C "$ROOT" install BUILD="${BUILD:-build}" \
-    DESTDIR="$DEST" PREFIX="$PREFIX" >"$TMP/log" 2>&1 || { cat "$TMP/log" >&2; fail "make install"; }
+. "$(dirname "$0")/install.inc"
 for f in bin/ktune libexec/ktune/ktune-worker lib/libktune.so lib/libktune.a \
          include/ktune.h lib/pkgconfig/ktune.pc share/man/man1/ktune.1 \
          share/ktune/kernels/gemm/gemm-c.json; do
     [ -e "$D/$f" ] || fail "make install did not install $f"
 done
 
-# The .pc names the final PREFIX; the sysroot points pkg-config into DESTDIR.
-export PKG_CONFIG_PATH="$D/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$DEST"
 grep -qx "prefix=$PREFIX" "$D/lib/pkgconfig/ktune.pc" || fail "ktune.pc: $(head -5 "$D/lib/pkgconfig/ktune.pc")"
 app() { # app NAME LINK-ARGUMENTS...: build tests/pkg/app.c and run it
     out=$TMP/$1; shift
