@@ -1,4 +1,4 @@
-# library.sh - the C example of README.md ("Using the library") compiles
+# library.sh - the C example of docs/LIBRARY.md ("Tuning from a program") compiles
 # against include/ alone (no internal header), links with the library, and
 # tunes: it prints the best configuration and exits 0.
 . "$(dirname "$0")/lib.sh"
@@ -9,19 +9,19 @@ BUILD=$(dirname "$BIN")
 # libs.mk's LIBS, expanded by make itself (it refers to other variables)
 LIBS=$(printf 'include %s/libs.mk\nall:\n\t@echo $(LIBS)\n' "$ROOT" | make -s -f -)
 
-# the first C block of the section "Using the library"
-awk '/^## / { sec = ($0 == "## Using the library") } sec && /^```c$/ && !done { on = 1; next }
-     on && /^```/ { on = 0; done = 1 } on' "$ROOT/README.md" >"$TMP/example.c"
-grep -q 'ktune_tune(' "$TMP/example.c" || fail "no C example in README.md"
+# the first C block of the section "Tuning from a program"
+awk '/^## / { sec = ($0 == "## Tuning from a program") } sec && /^```c$/ && !done { on = 1; next }
+     on && /^```/ { on = 0; done = 1 } on' "$ROOT/docs/LIBRARY.md" >"$TMP/example.c"
+grep -q 'ktune_tune(' "$TMP/example.c" || fail "no C example in docs/LIBRARY.md"
 # shellcheck disable=SC2086 # LIBS is a list of flags
 cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/include" -o "$TMP/example" "$TMP/example.c" \
-    "$BUILD/rel/libktune.a" $LIBS || fail "the README's C example does not build"
-pass "the README's C example builds with include/ alone"
+    "$BUILD/rel/libktune.a" $LIBS || fail "the guide's C example does not build"
+pass "the guide's C example builds with include/ alone"
 
 mkdir "$TMP/run"
 ln -s "$ROOT/kernels" "$TMP/run/kernels"
 (cd "$TMP/run" && KTUNE_WORKER="$BUILD/ktune-worker" "$TMP/example") >"$TMP/out" 2>&1 ||
-    fail "the README's C example failed: $(cat "$TMP/out")"
+    fail "the guide's C example failed: $(cat "$TMP/out")"
 grep -Eq '^best MR=[0-9]+,.*: [0-9.]+ ms, [0-9.]+x the default$' "$TMP/out" ||
     fail "unexpected output: $(cat "$TMP/out")"
-pass "the README's C example tunes the SGEMM"
+pass "the guide's C example tunes the SGEMM"
