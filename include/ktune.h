@@ -343,13 +343,38 @@ typedef enum ktune_budget_kind {
     KTUNE_BUDGET_SECONDS    /* no new measurement after budget seconds */
 } ktune_budget_kind;
 
+/* What a run minimises, per kernel call of a configuration that ran
+ * correctly.  Every strategy works on every objective.  All but TIME read
+ * the energy per call (ktune_result.energy_j: NVML on NVIDIA GPUs, RAPL on
+ * CPUs where readable): a run whose first correct result has no energy
+ * stops with KTUNE_EINVAL rather than optimise something else (and with an
+ * energy window of 0, before anything runs); later ones without it are
+ * counted (ktune_run_info.no_energy) and not ranked. */
+typedef enum ktune_objective {
+    KTUNE_OBJECTIVE_TIME,   /* "time": the median time (ms) */
+    KTUNE_OBJECTIVE_ENERGY, /* "energy": the energy (J) */
+    KTUNE_OBJECTIVE_EDP,    /* "edp": energy-delay product, J times ms */
+    KTUNE_OBJECTIVE_PARETO, /* "pareto": the time/energy front of what the run
+                               evaluated (ktune_run_front), stored in the
+                               database; the search is guided by the EDP and
+                               the best is the front's least EDP */
+    KTUNE_OBJECTIVE_COUNT
+} ktune_objective;
+
+/* The name of an objective ("time", ...); NULL when out of range.
+ * Thread-safe. */
+KTUNE_API const char *ktune_objective_name(ktune_objective o);
+/* The objective called name into *out; 0, or KTUNE_ENOTFOUND.  Thread-safe. */
+KTUNE_API int ktune_objective_parse(const char *name, ktune_objective *out);
+
 /* Progress after each evaluated configuration (measured or answered from
  * the database); valid for the call only. */
 typedef struct ktune_progress {
     uint64_t done;          /* evaluated so far */
     uint64_t total;         /* what the budget allows, or the space size */
     uint64_t measured, cached, failed;
-    double best_ms;         /* NAN until a configuration succeeded */
+    double best_ms;         /* the best's time (by the run's objective); NAN
+                               until a configuration succeeded */
     double elapsed_s;
     double eta_s;           /* NAN when unknown */
     const char *config;     /* the configuration just evaluated */
@@ -399,6 +424,7 @@ typedef struct ktune_tune_opts {
                                 strategies with needs_model */
     size_t top;              /* with model: how many predictions (10) */
     bool map;                /* also report the map (ktune_run_map) */
+    ktune_objective objective; /* what the run minimises (TIME) */
     ktune_progress_fn progress; /* after each evaluation; NULL: none */
     void *user;              /* given to progress */
     const volatile sig_atomic_t *cancel; /* when *cancel turns nonzero (a
@@ -445,11 +471,16 @@ typedef struct ktune_run_info {
                                 that only evaluates predictions) */
     double seconds;          /* the whole run */
     double flops;            /* per kernel call; NAN without FlopCount */
+    uint64_t no_energy;      /* with an objective that needs energy: correct
+                                results without it after the first with it
+                                (a reading that failed), left out of the
+                                ranking and the front */
 } ktune_run_info;
 
 KTUNE_API const ktune_run_info *ktune_run_summary(const ktune_run *run);
-/* The best configuration's key ("MC=64,NC=256,...") and result; 0, or
- * KTUNE_ENOTFOUND when no configuration ran correctly. */
+/* The best configuration's key ("MC=64,NC=256,...") and result (its time
+ * and energy), by the run's objective; 0, or KTUNE_ENOTFOUND when no
+ * configuration ran correctly. */
 KTUNE_API int ktune_run_best(const ktune_run *run, const char **config,
                              ktune_result *result);
 /* The default configuration's key and result (its status says whether it
@@ -469,6 +500,16 @@ KTUNE_API int ktune_run_phase(const ktune_run *run, size_t i, const char **name,
 KTUNE_API size_t ktune_run_count(const ktune_run *run);
 KTUNE_API int ktune_run_evaluated(const ktune_run *run, size_t i, const char **config,
                                   ktune_result *result);
+
+/* With KTUNE_OBJECTIVE_PARETO: the time/energy front of what the run
+ * evaluated (no other configuration evaluated is both as fast and as
+ * frugal), fastest first: how many points (0 with another objective), and
+ * the i-th's key and result; 0, or KTUNE_ENOTFOUND past the last.  Unless
+ * replayed, the run also marks these rows in the database as the front of
+ * their device and problem (replacing the marks of an earlier run). */
+KTUNE_API size_t ktune_run_front_count(const ktune_run *run);
+KTUNE_API int ktune_run_front(const ktune_run *run, size_t i, const char **config,
+                              ktune_result *result);
 
 /* The map of a run (opts.map, or a strategy with implies_map): the fastest
  * configuration per cell of the spec's behaviour dimensions; NULL without.

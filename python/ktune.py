@@ -228,15 +228,16 @@ class _TuneOpts(_c.Structure):
                 ("max_memory", _u64), ("energy_window_s", _dbl),
                 ("retry_failed", _bool), ("no_overlap", _bool), ("replay", _p),
                 ("device", _p), ("kernel", _p), ("warm", _sz), ("model", _p),
-                ("top", _sz), ("map", _bool), ("progress", _vp), ("user", _vp),
-                ("cancel", _vp)]
+                ("top", _sz), ("map", _bool), ("objective", _int), ("progress", _vp),
+                ("user", _vp), ("cancel", _vp)]
 
 
 class _RunInfo(_c.Structure):
     _fields_ = [("kernel", _p), ("problem", _p), ("device", _p), ("space_size", _u64),
                 ("space_sampled", _bool), ("measured", _u64), ("cached", _u64),
                 ("by_status", _u64 * len(_STATUSES)), ("warm_starts", _sz),
-                ("default_skipped", _bool), ("seconds", _dbl), ("flops", _dbl)]
+                ("default_skipped", _bool), ("seconds", _dbl), ("flops", _dbl),
+                ("no_energy", _u64)]
 
 
 _tune_opts_init = _fn("ktune_tune_opts_init", None, _c.POINTER(_TuneOpts))

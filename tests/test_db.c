@@ -393,6 +393,113 @@ static void test_version_1_file_is_upgraded(void)
     unlink(path);
 }
 
+static int collect_front(void *user, const kt_db_row *row)
+{
+    strcat(user, row->config);
+    strcat(user, ";");
+    return 0;
+}
+
+/* The configurations marked as a front, fastest first, "A=1;A=2;". */
+static void front_of(kt_db *db, char *out)
+{
+    kt_diag d = {{0}};
+    out[0] = '\0';
+    CHECK(kt_db_front(db, NULL, collect_front, out, &d) == KT_OK);
+}
+
+/* A new database at path with device "x", kernel "k" and problem N=1
+ * (ids[0..2]). */
+static kt_db *open_one_problem(const char *path, int64_t ids[3])
+{
+    kt_db *db;
+    kt_diag d = {{0}};
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    kt_device_info dev = {.name = "x", .backend = "cuda", .fingerprint = "fp"};
+    CHECK(kt_db_device(db, &dev, &ids[0], &d) == KT_OK);
+    CHECK(kt_db_kernel(db, "k", "h", &ids[1], &d) == KT_OK);
+    CHECK(kt_db_problem(db, ids[1], "N=1", &ids[2], &d) == KT_OK);
+    return db;
+}
+
+static void test_front_marks_replace_the_previous_front(void)
+{
+    char *path = temp_path("front.db");
+    kt_diag d = {{0}};
+    int64_t ids[3], q;
+    kt_db *db = open_one_problem(path, ids);
+    int64_t dv = ids[0], k = ids[1], p = ids[2];
+    CHECK(kt_db_problem(db, k, "N=2", &q, &d) == KT_OK);
+    const char *cfg[] = {"A=1", "A=2", "A=3"};
+    for (int i = 0; i < 3; i++) {
+        kt_result r = ok_result(3 - i); /* A=3 fastest */
+        CHECK(kt_db_record(db, dv, k, p, cfg[i], &r, &d) == KT_OK);
+        CHECK(kt_db_record(db, dv, k, q, cfg[i], &r, &d) == KT_OK);
+    }
+    char got[256];
+    front_of(db, got);
+    CHECK_STR(got, "");
+    const char *first[] = {"A=1", "A=3", "A=9"}; /* A=9 has no row: skipped */
+    CHECK(kt_db_front_mark(db, dv, p, first, 3, &d) == KT_OK);
+    front_of(db, got);
+    CHECK_STR(got, "A=3;A=1;");
+    const char *other[] = {"A=2"};
+    CHECK(kt_db_front_mark(db, dv, q, other, 1, &d) == KT_OK); /* another problem */
+    CHECK(kt_db_front_mark(db, dv, p, other, 1, &d) == KT_OK); /* replaces N=1's */
+    front_of(db, got);
+    CHECK_STR(got, "A=2;A=2;");
+    kt_db_close(db);
+    unlink(path);
+}
+
+/* The file's bytes, and whether they equal those of another read. */
+static size_t file_bytes(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, cap, f) : 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static void test_readers_leave_a_file_without_front_unchanged(void)
+{
+    char *path = temp_path("nofront.db");
+    kt_diag d = {{0}};
+    int64_t ids[3];
+    kt_db *db = open_one_problem(path, ids);
+    int64_t dv = ids[0], k = ids[1], p = ids[2];
+    kt_result r = ok_result(2.5);
+    CHECK(kt_db_record(db, dv, k, p, "A=1", &r, &d) == KT_OK);
+    kt_db_close(db);
+    static char before[1 << 16], after[1 << 16];
+    size_t n = file_bytes(path, before, sizeof before);
+    CHECK(n > 0 && n < sizeof before);
+    /* A reader (a replay, a query) of a file no front was marked in. */
+    CHECK(kt_db_open_mode(path, KT_DB_EXISTING, &db, &d) == KT_OK);
+    char got[64];
+    front_of(db, got);
+    CHECK_STR(got, "");
+    kt_db_close(db);
+    CHECK(file_bytes(path, after, sizeof after) == n && memcmp(before, after, n) == 0);
+    /* The first mark adds the table; the version stays. */
+    CHECK(kt_db_open(path, &db, &d) == KT_OK);
+    const char *one[] = {"A=1"};
+    CHECK(kt_db_front_mark(db, dv, p, one, 1, &d) == KT_OK);
+    front_of(db, got);
+    CHECK_STR(got, "A=1;");
+    kt_db_close(db);
+    sqlite3 *c;
+    sqlite3_stmt *st;
+    CHECK(sqlite3_open(path, &c) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_EQ_INT(sqlite3_column_int(st, 0), 2);
+    sqlite3_finalize(st);
+    sqlite3_close(c);
+    unlink(path);
+}
+
 static void test_unwritable_location_is_an_error(void)
 {
     kt_db *db = NULL;
@@ -414,6 +521,8 @@ static const kt_test TESTS[] = {
     KT_T(test_existing_mode_creates_nothing),
     KT_T(test_corrupted_file_is_an_error_not_a_crash),
     KT_T(test_version_1_file_is_upgraded),
+    KT_T(test_front_marks_replace_the_previous_front),
+    KT_T(test_readers_leave_a_file_without_front_unchanged),
     KT_T(test_unwritable_location_is_an_error),
 };
 KT_TEST_MAIN(TESTS)

@@ -318,7 +318,7 @@ static void test_history_ranks_and_settles(void)
 {
     fixture f = fixture_main();
     kt_history h;
-    CHECK(kt_history_init(&h, f.space) == KT_OK);
+    CHECK(kt_history_init(&h, f.space, KT_OBJECTIVE_TIME) == KT_OK);
     static const double COSTS[] = {5, 2, INFINITY, 3, 1};
     for (uint64_t i = 0; i < 5; i++) {
         kt_result r = {.status = isinf(COSTS[i]) ? KT_STATUS_CRASH : KT_STATUS_OK,
@@ -520,7 +520,7 @@ static double map_excess(fixture *f, const run_log *l)
     }
     for (size_t k = 0; k < l->n; k++) {
         kt_result r = synthetic(kt_space_at(f->space, l->order[k]), 5);
-        kt_archive_offer(a, l->order[k], kt_result_cost(&r));
+        kt_archive_offer(a, l->order[k], kt_objective_cost(KT_OBJECTIVE_TIME, &r));
     }
     double sum = 0;
     size_t cells = 0;  /* that hold a success (a combination of bins may not) */

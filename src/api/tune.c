@@ -53,6 +53,13 @@ int ktune_strategy_find(const char *name, ktune_strategy_info *out, ktune_diag *
 
 /* --------------------------------------------------------------- options */
 
+const char *ktune_objective_name(ktune_objective o) { return kt_objective_name(o); }
+
+int ktune_objective_parse(const char *name, ktune_objective *out)
+{
+    return kt_objective_parse(name, out);
+}
+
 void ktune_tune_opts_init(ktune_tune_opts *o)
 {
     kt_tune_opts d = kt_tune_defaults();
@@ -104,6 +111,7 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->measure.max_memory = o->max_memory;
     t->measure.energy_window_s = o->energy_window_s;
     t->retry_failed = o->retry_failed;
+    t->objective = o->objective;
     t->no_overlap = o->no_overlap;
     t->warm = o->warm;
     t->model = o->model;
@@ -187,7 +195,7 @@ static void fill_info(ktune_run *run)
                           .space_sampled = r->space_sampled, .measured = r->measured,
                           .cached = r->cached, .warm_starts = r->warm_starts,
                           .default_skipped = r->default_skipped, .seconds = r->seconds,
-                          .flops = r->flops};
+                          .flops = r->flops, .no_energy = r->no_energy};
     memcpy(i->by_status, r->by_status, sizeof i->by_status);
 }
 
@@ -296,6 +304,18 @@ int ktune_run_evaluated(const ktune_run *run, size_t i, const char **config,
         return KT_ENOTFOUND;
     *config = run->keys[i];
     *result = run->results[i];
+    return KT_OK;
+}
+
+size_t ktune_run_front_count(const ktune_run *run) { return run ? run->rep.front.n : 0; }
+
+int ktune_run_front(const ktune_run *run, size_t i, const char **config,
+                    ktune_result *result)
+{
+    if (!run || i >= run->rep.front.n)
+        return KT_ENOTFOUND;
+    *config = run->rep.front.pts[i].config;
+    *result = run->rep.front.pts[i].result;
     return KT_OK;
 }
 

@@ -73,6 +73,12 @@ static const char USAGE[] =
     "  --kernel NAME       with --replay FILE and no SPEC: the recorded kernel,\n"
     "                      when the database FILE holds several (--problem and\n"
     "                      --device choose among its problems and devices)\n"
+    "  --objective NAME    what to minimise per kernel call: time (default),\n"
+    "                      energy, edp (energy times time), or pareto (report\n"
+    "                      the time/energy front of what the run evaluated,\n"
+    "                      and mark it in the database; the search follows the\n"
+    "                      EDP); all but time need every correct result's\n"
+    "                      energy (NVML on NVIDIA GPUs, RAPL on CPUs)\n"
     "  --map               also report the map: the fastest configuration in each\n"
     "                      cell of the spec's BehaviourDimensions among all the\n"
     "                      run evaluated (default with --strategy map_elites)\n"
@@ -185,7 +191,21 @@ static json_object *phases_json(const ktune_run *run)
     return o;
 }
 
-static void print_json(const ktune_run *run, const char *replay, const char *stopped)
+/* The front of a pareto run, fastest first; NULL with another objective. */
+static json_object *front_json(const ktune_run *run)
+{
+    const ktune_run_info *r = ktune_run_summary(run);
+    size_t n = ktune_run_front_count(run);
+    json_object *a = n ? json_object_new_array() : NULL;
+    const char *key;
+    ktune_result res;
+    for (size_t i = 0; i < n && ktune_run_front(run, i, &key, &res) == KTUNE_OK; i++)
+        json_object_array_add(a, result_json(r, key, &res));
+    return a;
+}
+
+static void print_json(const ktune_run *run, const char *replay, const char *stopped,
+                       ktune_objective objective)
 {
     const ktune_run_info *r = ktune_run_summary(run);
     const char *best_key, *def_key;
@@ -218,6 +238,11 @@ static void print_json(const ktune_run *run, const char *replay, const char *sto
     json_object_object_add(o, "best", has_best ? result_json(r, best_key, &best) : NULL);
     json_object_object_add(o, "default", has_def ? result_json(r, def_key, &def) : NULL);
     json_object_object_add(o, "speedup", cli_json_double(ktune_run_speedup(run)));
+    json_object_object_add(o, "objective",
+                           json_object_new_string(ktune_objective_name(objective)));
+    json_object_object_add(o, "no_energy", json_object_new_int64((int64_t)r->no_energy));
+    if (objective == KTUNE_OBJECTIVE_PARETO)
+        json_object_object_add(o, "front", front_json(run));
     if (ktune_run_map(run))
         json_object_object_add(o, "map", cli_map_json(ktune_run_map(run), r->flops));
     cli_json_print(o);
@@ -255,6 +280,8 @@ static void print_default(const ktune_run *run)
         printf("default  %s\n         %s", key, format_time(d.time_ms, t1, sizeof t1));
         if (isfinite(gflops(r, d.time_ms)))
             printf(", %.1f GFLOP/s", gflops(r, d.time_ms));
+        if (isfinite(d.energy_j))
+            printf(", %.4g J per call", d.energy_j);
         printf("\nspeed-up %.2fx over the default configuration\n",
                ktune_run_speedup(run));
     } else {
@@ -263,7 +290,24 @@ static void print_default(const ktune_run *run)
     }
 }
 
-static void print_text(const ktune_run *run, const char *replay, const char *stopped)
+/* A pareto run's front, one line per point, fastest first. */
+static void print_front(const ktune_run *run)
+{
+    size_t n = ktune_run_front_count(run);
+    const char *key;
+    ktune_result res;
+    char t[32], e[32];
+    printf("front    %zu configuration%s, none both faster and more frugal than "
+           "another (fastest first):\n", n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n && ktune_run_front(run, i, &key, &res) == KTUNE_OK; i++)
+    {
+        snprintf(e, sizeof e, "%.4g J", res.energy_j);
+        printf("         %-10s %-12s %s\n", format_time(res.time_ms, t, sizeof t), e, key);
+    }
+}
+
+static void print_text(const ktune_run *run, const char *replay, const char *stopped,
+                       ktune_objective objective)
 {
     const ktune_run_info *r = ktune_run_summary(run);
     printf("%s %s on %s: %llu valid configurations%s\n", r->kernel, r->problem,
@@ -284,6 +328,9 @@ static void print_text(const ktune_run *run, const char *replay, const char *sto
     printf("\n");
     if (stopped)
         printf("interrupted by %s: the budget was not spent\n", stopped);
+    if (r->no_energy)
+        printf("%llu correct without an energy reading: not ranked\n",
+               (unsigned long long)r->no_energy);
     if (r->warm_starts)
         printf("started from the winners of %zu other problems of this kernel\n",
                r->warm_starts);
@@ -293,9 +340,16 @@ static void print_text(const ktune_run *run, const char *replay, const char *sto
         printf("no configuration ran correctly\n");
         return;
     }
-    printf("best     %s\n", best_key);
+    if (objective == KTUNE_OBJECTIVE_TIME)
+        printf("best     %s\n", best_key);
+    else
+        printf("best     %s (least %s)\n", best_key,
+               objective == KTUNE_OBJECTIVE_ENERGY ? "energy per call"
+                                                   : "energy-delay product");
     print_best(r, &best);
     print_default(run);
+    if (objective == KTUNE_OBJECTIVE_PARETO)
+        print_front(run);
     if (ktune_run_map(run))
         cli_map_print(ktune_run_map(run), r->flops);
 }
@@ -414,6 +468,11 @@ static int parse_option(int c, tune_args *a)
         break;
     case 'J': a->json = true; break;
     case 'M': o->map = true; break;
+    case 'o':
+        if (ktune_objective_parse(optarg, &o->objective) != KTUNE_OK)
+            rc = cli_usage_error("tune", "unknown objective '%s' (time, energy, edp "
+                                 "or pareto)", optarg);
+        break;
     default: rc = CLI_USAGE;
     }
     return rc;
@@ -433,6 +492,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"warm", required_argument, 0, 'w'},    {"map", no_argument, 0, 'M'},
         {"max-memory", required_argument, 0, 'X'}, {"retry-failed", no_argument, 0, 'R'},
         {"kernel", required_argument, 0, 'K'},  {"help", no_argument, 0, 'h'},
+        {"objective", required_argument, 0, 'o'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
@@ -533,9 +593,9 @@ static int report(const tune_args *a, const ktune_run *run)
     const char *key;
     ktune_result best;
     if (a->json)
-        print_json(run, a->o.replay, stopped);
+        print_json(run, a->o.replay, stopped, a->o.objective);
     else
-        print_text(run, a->o.replay, stopped);
+        print_text(run, a->o.replay, stopped, a->o.objective);
     if (ktune_run_best(run, &key, &best) == KTUNE_OK || stopped)
         return CLI_OK;
     char counts[256] = "";

@@ -53,7 +53,7 @@ static int sa_init(kt_space *space, const kt_strategy_opts *opts, void **state,
     kt_rng_seed(&s->rng, opts->seed);
     uint64_t size = kt_space_size(space);
     s->budget = (double)(opts->budget && opts->budget < size ? opts->budget : size);
-    int rc = kt_history_init(&s->hist, space);
+    int rc = kt_history_init(&s->hist, space, opts->objective);
     if (rc == KT_OK)
         rc = kt_walk_init(&s->walk, space, &s->hist, &s->rng);
     s->walk.samples = kt_walk_samples(opts->budget);

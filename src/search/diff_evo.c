@@ -53,7 +53,7 @@ static int de_init(kt_space *space, const kt_strategy_opts *opts, void **state,
     s->space = space;
     kt_rng_seed(&s->rng, opts->seed);
     size_t np = kt_space_nparams(space), size = kt_pop_size_for(opts->budget, 6, 20);
-    int rc = kt_history_init(&s->hist, space);
+    int rc = kt_history_init(&s->hist, space, opts->objective);
     if (rc == KT_OK)
         rc = kt_pop_init(&s->pop, size, np);
     if (rc == KT_OK)

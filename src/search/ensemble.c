@@ -47,7 +47,8 @@ typedef struct ens_state {
     uint64_t *batch;         /* built indices of the last batch, awaiting results */
     size_t nbatch, batch_cap;
     size_t last;             /* the arm that proposed the last batch */
-    double best;             /* fastest time observed (ms) */
+    kt_objective objective;  /* the cost of a result */
+    double best;             /* least cost observed */
 } ens_state;
 
 static void ens_free(void *state)
@@ -70,6 +71,7 @@ static int ens_init(kt_space *space, const kt_strategy_opts *opts, void **state,
         return KT_ENOMEM;
     s->space = space;
     s->best = INFINITY;
+    s->objective = opts->objective;
     kt_rng_seed(&s->rng, opts->seed);
     int rc = KT_OK;
     for (size_t i = 0; i < MAX_ARMS && rc == KT_OK; i++) {
@@ -181,7 +183,7 @@ static void ens_observe(void *state, const uint16_t *cfg, const kt_result *r)
     for (size_t a = 0; a < s->narms; a++)
         if (s->arms[a].st->observe)
             s->arms[a].st->observe(s->arms[a].state, cfg, r);
-    double cost = kt_result_cost(r);
+    double cost = kt_objective_cost(s->objective, r);
     uint64_t idx;
     if (kt_space_index_of(s->space, cfg, &idx) == KT_OK)
         for (size_t i = 0; i < s->nbatch; i++)

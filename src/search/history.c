@@ -15,9 +15,10 @@ struct kt_history_slot {
     uint8_t state;
 };
 
-int kt_history_init(kt_history *h, kt_space *space)
+int kt_history_init(kt_history *h, kt_space *space, kt_objective objective)
 {
-    *h = (kt_history){.space = space, .np = kt_space_nparams(space),
+    *h = (kt_history){.space = space, .objective = objective,
+                      .np = kt_space_nparams(space),
                       .best = UINT64_MAX, .best_cost = INFINITY};
     if (!kt_space_is_built(space))
         return KT_EINVAL;
@@ -33,11 +34,6 @@ void kt_history_clear(kt_history *h)
     free(h->slots);
     free(h->pending);
     *h = (kt_history){0};
-}
-
-double kt_result_cost(const kt_result *r)
-{
-    return r->status == KT_STATUS_OK && r->time_ms >= 0 ? r->time_ms : INFINITY;
 }
 
 /* ---------------------------------------------------------------- table */
@@ -110,7 +106,7 @@ void kt_history_observe(kt_history *h, const uint16_t *cfg, const kt_result *r)
         h->oom = true;
         return;
     }
-    set_known(h, s, kt_result_cost(r));
+    set_known(h, s, kt_objective_cost(h->objective, r));
 }
 
 void kt_history_observe_state(void *state, const uint16_t *cfg, const kt_result *r)

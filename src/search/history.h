@@ -3,8 +3,9 @@
  * yet, the best so far, and the batch one propose call fills.
  *
  * Configurations are keyed by their index in the built space.  The cost is
- * the median time (ms) of a configuration that ran correctly and +inf for
- * one that failed: every strategy minimises it.  Strategies ask the history
+ * the run's objective (objective.h: by default the median time in ms) of a
+ * configuration that ran correctly and +inf for one that failed: every
+ * strategy minimises it.  Strategies ask the history
  * before proposing, so a configuration is never proposed twice, and one
  * whose cost is known (from any source: the default, another strategy of
  * an ensemble, the database) is answered without a measurement.
@@ -18,11 +19,13 @@
 #define KT_HISTORY_H
 
 #include "core/space.h"
+#include "search/objective.h"
 
 typedef struct kt_history_slot kt_history_slot;
 
 typedef struct kt_history {
     kt_space *space;
+    kt_objective objective;    /* what the cost of a result is */
     size_t np;                 /* parameters per configuration */
     kt_history_slot *slots;    /* open addressing by built index */
     size_t cap, used;          /* slots allocated (power of two), occupied */
@@ -35,12 +38,9 @@ typedef struct kt_history {
 } kt_history;
 
 /* The space must be built (kt_space_build), not empty (KT_EEMPTY) and
- * outlive the history. */
-int kt_history_init(kt_history *h, kt_space *space);
+ * outlive the history; costs are objective's (kt_objective_cost). */
+int kt_history_init(kt_history *h, kt_space *space, kt_objective objective);
 void kt_history_clear(kt_history *h);
-
-/* The cost of a result: time_ms when it succeeded, else +inf. */
-double kt_result_cost(const kt_result *r);
 
 /* Record an observation (configurations outside the space are ignored).
  * An allocation failure sets h->oom; the next batch reports KT_ENOMEM. */

@@ -39,7 +39,7 @@ static int ls_init(kt_space *space, const kt_strategy_opts *opts, void **state,
     if (!s)
         return KT_ENOMEM;
     kt_rng_seed(&s->rng, opts->seed);
-    int rc = kt_history_init(&s->hist, space);
+    int rc = kt_history_init(&s->hist, space, opts->objective);
     if (rc == KT_OK)
         rc = kt_walk_init(&s->walk, space, &s->hist, &s->rng);
     s->walk.samples = kt_walk_samples(opts->budget);

@@ -85,7 +85,7 @@ static int me_init(kt_space *space, const kt_strategy_opts *opts, void **state,
         return KT_ENOMEM;
     s->space = space;
     kt_rng_seed(&s->rng, opts->seed);
-    int rc = kt_history_init(&s->hist, space);
+    int rc = kt_history_init(&s->hist, space, opts->objective);
     if (rc == KT_OK && !(s->child = calloc(kt_space_nparams(space) + 1, sizeof *s->child)))
         rc = KT_ENOMEM;
     if (rc == KT_OK)
@@ -106,7 +106,7 @@ static void me_observe(void *state, const uint16_t *cfg, const kt_result *r)
     uint64_t idx;
     kt_history_observe(&s->hist, cfg, r);
     if (kt_space_index_of(s->space, cfg, &idx) == KT_OK)
-        kt_archive_offer(s->arch, idx, kt_result_cost(r));
+        kt_archive_offer(s->arch, idx, kt_objective_cost(s->hist.objective, r));
 }
 
 /* Propose an unseen configuration of the next cell to fill unless that

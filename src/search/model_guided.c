@@ -79,7 +79,7 @@ static int mg_init(kt_space *space, const kt_strategy_opts *opts, void **state,
     s->ninit = opts->budget / 10;
     s->ninit = s->ninit < MIN_INIT ? MIN_INIT : s->ninit > MAX_INIT ? MAX_INIT : s->ninit;
     kt_rng_seed(&s->rng, opts->seed);
-    int rc = kt_history_init(&s->hist, space);
+    int rc = kt_history_init(&s->hist, space, opts->objective);
     if (rc == KT_OK && !(s->queue = malloc(QUEUE * sizeof *s->queue)))
         rc = KT_ENOMEM;
     if (rc != KT_OK) {
@@ -114,7 +114,7 @@ static void mg_observe(void *state, const uint16_t *cfg, const kt_result *r)
         s->cap = cap;
     }
     s->obs[s->nobs] = idx;
-    s->cost[s->nobs++] = kt_result_cost(r);
+    s->cost[s->nobs++] = kt_objective_cost(s->hist.objective, r);
 }
 
 /* ------------------------------------------------------------ candidates */

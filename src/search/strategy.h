@@ -18,6 +18,7 @@
 #define KT_STRATEGY_H
 
 #include "core/space.h"
+#include "search/objective.h"
 
 #define KT_STRATEGY_ABI 1
 
@@ -42,6 +43,9 @@ typedef struct kt_strategy_opts {
      * the space size when only time (or nothing) limits the run.  A hint
      * for schedules (annealing temperature): the tuner enforces it. */
     uint64_t budget;
+    /* What the cost of a result is (history.h); 0 (zero-filled opts):
+     * time. */
+    kt_objective objective;
 } kt_strategy_opts;
 
 typedef struct kt_strategy {

@@ -3,6 +3,12 @@
  * The file carries application_id 'ktun' and a schema version in
  * user_version, checked on open, so a foreign or newer file is refused with
  * a clear message instead of being written into.
+ *
+ * The version changes only when an older ktune could not read a newer
+ * file.  The time/energy front (kt_db_front_mark) is a table of its own,
+ * created by the first mark: older ktune versions read and write such a
+ * file as before, and a reader never writes into a file for it (a
+ * committed database stays as it is).
  */
 #include "store/db.h"
 #include "core/util.h"
@@ -493,6 +499,66 @@ int kt_db_record_at(kt_db *db, int64_t device, int64_t kernel, int64_t problem,
     return record(db, db->st[ST_RECORD], device, problem, config, r, created, diag);
 }
 
+/* --------------------------------------------------------------- front */
+
+/* The rows of a front: one per measurement, which outlives none of them
+ * (a stored success is never replaced, kt_db_record). */
+static const char FRONT_TABLE[] =
+    "CREATE TABLE IF NOT EXISTS front("
+    "  measurement_id INTEGER PRIMARY KEY REFERENCES measurement(id));";
+static const char FRONT_CLEAR[] =
+    "DELETE FROM front WHERE measurement_id IN"
+    " (SELECT id FROM measurement WHERE device_id = ?1 AND problem_id = ?2)";
+static const char FRONT_SET[] =
+    "INSERT OR IGNORE INTO front(measurement_id) SELECT id FROM measurement"
+    " WHERE device_id = ?1 AND problem_id = ?2 AND config = ?3";
+
+/* Run sql on (device, problem[, config]): prepared here, as the front
+ * table may not exist when the handle's statements are prepared. */
+static int front_step(kt_db *db, const char *sql, int64_t device, int64_t problem,
+                      const char *config, kt_diag *diag)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, diag, "cannot prepare a statement");
+    sqlite3_bind_int64(st, 1, device);
+    sqlite3_bind_int64(st, 2, problem);
+    if (config)
+        sqlite3_bind_text(st, 3, config, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? KT_OK
+                                             : db_error(db, diag, "cannot mark the front");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int kt_db_front_mark(kt_db *db, int64_t device, int64_t problem,
+                     const char *const *configs, size_t n, kt_diag *diag)
+{
+    int rc = exec(db, "SAVEPOINT front", diag);
+    if (rc != KT_OK)
+        return rc;
+    rc = exec(db, FRONT_TABLE, diag);
+    if (rc == KT_OK)
+        rc = front_step(db, FRONT_CLEAR, device, problem, NULL, diag);
+    for (size_t i = 0; rc == KT_OK && i < n; i++)
+        rc = front_step(db, FRONT_SET, device, problem, configs[i], diag);
+    if (rc != KT_OK)
+        exec(db, "ROLLBACK TO front", NULL);
+    int end = exec(db, "RELEASE front", rc == KT_OK ? diag : NULL);
+    return rc != KT_OK ? rc : end;
+}
+
+/* Whether the file has a front table (a mark was ever made). */
+static int has_front(kt_db *db, bool *out, kt_diag *diag)
+{
+    int n = 0;
+    if (pragma_int(db->conn, "SELECT count(*) FROM sqlite_schema"
+                             " WHERE type = 'table' AND name = 'front'", &n) != KT_OK)
+        return db_error(db, diag, "cannot read the schema");
+    *out = n > 0;
+    return KT_OK;
+}
+
 int kt_db_begin(kt_db *db, kt_diag *diag) { return exec(db, "BEGIN IMMEDIATE", diag); }
 int kt_db_commit(kt_db *db, kt_diag *diag) { return exec(db, "COMMIT", diag); }
 void kt_db_rollback(kt_db *db) { exec(db, "ROLLBACK", NULL); }
@@ -638,6 +704,18 @@ int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
 {
     return query_rows(db, "SELECT " ROW_COLUMNS ROW_FROM " ORDER BY m.id", f, fn, user,
                       diag);
+}
+
+int kt_db_front(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+                kt_diag *diag)
+{
+    bool any = false;
+    int rc = has_front(db, &any, diag);
+    if (rc != KT_OK || !any)
+        return rc;
+    return query_rows(db, "SELECT " ROW_COLUMNS ROW_FROM
+                      " AND m.id IN (SELECT measurement_id FROM front)"
+                      " ORDER BY d.name, k.name, p.key, m.time_ms", f, fn, user, diag);
 }
 
 int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,

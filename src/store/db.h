@@ -100,6 +100,11 @@ int kt_db_kernel_sample(kt_db *db, int64_t kernel, char **problem, char **config
 int kt_db_list(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
                kt_diag *diag);
 
+/* The rows marked as a time/energy front (kt_db_front_mark), by device,
+ * kernel and problem, fastest first. */
+int kt_db_front(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
+                kt_diag *diag);
+
 /* The fastest ok row of each (device, kernel, problem) group. */
 int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
                kt_diag *diag);
@@ -108,6 +113,14 @@ int kt_db_best(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
  * set): what an index of each problem's winner reads (api/select_index.h). */
 int kt_db_best_unsorted(kt_db *db, const kt_db_filter *f, kt_db_row_fn fn, void *user,
                         kt_diag *diag);
+
+/* Mark the rows of configs (n keys) as the time/energy front of (device,
+ * problem), in place of the rows marked before (one transaction; inside
+ * kt_db_begin's, part of it).  Keys with no row are skipped.  The first
+ * mark adds the front table to the file (db.c says why it keeps its
+ * schema version). */
+int kt_db_front_mark(kt_db *db, int64_t device, int64_t problem,
+                     const char *const *configs, size_t n, kt_diag *diag);
 
 /* Group many writes into one transaction (bulk imports); kt_db_record
  * inside it commits nothing until kt_db_commit. */

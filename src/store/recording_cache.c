@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define MAGIC "KTRCACHE"
-#define VERSION 1u
+#define VERSION 2u /* 2: T4 rows carry their energy and power */
 #define ORDER 0x01020304u
 #define HEAD_BYTES 48
 

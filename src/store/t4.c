@@ -125,8 +125,34 @@ static int objective_ms(importer *im, json_object *res, const char *name, double
     return KT_OK;
 }
 
+/* The value of the first measurement named one of names, in unit (or
+ * given without one); NAN when there is none.  Energy and power carry the
+ * names of Kernel Tuner's observers or of ktune's export. */
+static double measurement_in(json_object *res, const char *const *names,
+                             const char *unit)
+{
+    json_object *ms = NULL;
+    if (!json_object_object_get_ex(res, "measurements", &ms) ||
+        !json_object_is_type(ms, json_type_array))
+        return NAN;
+    for (const char *const *n = names; *n; n++)
+        for (size_t i = 0; i < json_object_array_length(ms); i++) {
+            json_object *m = json_object_array_get_idx(ms, i), *v = NULL;
+            const char *u = kt_json_text(m, "unit", "");
+            if (strcmp(kt_json_text(m, "name", ""), *n) == 0 &&
+                (!*u || strcmp(u, unit) == 0) &&
+                json_object_object_get_ex(m, "value", &v) && is_number(v))
+                return json_object_get_double(v);
+        }
+    return NAN;
+}
+
 static int result_of(importer *im, json_object *res, kt_result *r)
 {
+    static const char *const ENERGY[] = {"energy", "nvml_energy", "ps_energy",
+                                         "pmt_energy", NULL};
+    static const char *const POWER[] = {"power", "nvml_power", "ps_power",
+                                        "pmt_power", NULL};
     *r = (kt_result){.spread = NAN, .energy_j = NAN, .power_w = NAN, .max_error = NAN};
     json_object *times = NULL, *objs = NULL, *c = NULL;
     if (!json_object_object_get_ex(res, "times", &times) ||
@@ -145,6 +171,10 @@ static int result_of(importer *im, json_object *res, kt_result *r)
     if (rc == KT_OK && r->status == KT_STATUS_OK && !(r->time_ms >= 0))
         return bad(im, "a correct result without a numeric time measurement");
     r->min_ms = r->time_ms;
+    if (r->status == KT_STATUS_OK) {
+        r->energy_j = measurement_in(res, ENERGY, "J");
+        r->power_w = measurement_in(res, POWER, "W");
+    }
     if (r->status != KT_STATUS_OK)
         snprintf(r->detail, sizeof r->detail, "T4: %s", kt_json_text(res, "invalidity", ""));
     return rc;

@@ -39,7 +39,9 @@ typedef struct run {
     uint16_t *first;       /* that batch, nparams values each */
     size_t nfirst, first_cap;
     double start, deadline;
-    double best_ms;
+    double best_ms;        /* the best's time */
+    double best_cost;      /* and its cost by the objective */
+    bool energy_seen;      /* a correct result carried its energy */
 } run;
 
 kt_tune_opts kt_tune_defaults(void)
@@ -172,10 +174,27 @@ static int choose_strategy(run *r)
     return rc;
 }
 
+/* An objective the run can meet: one that needs energy is refused when no
+ * energy will be read at all (the rows it meets are checked in record). */
+static int check_objective(const run *r)
+{
+    kt_objective o = r->opts->objective;
+    if (!kt_objective_name(o))
+        return kt_fail(r->diag, KT_EINVAL, "objective %d is not one of time, energy, "
+                       "edp, pareto", (int)o);
+    if (kt_objective_needs_energy(o) && !r->opts->replay &&
+        !(r->opts->measure.energy_window_s > 0))
+        return kt_fail(r->diag, KT_EINVAL, "objective '%s' needs energy readings, and "
+                       "an energy window of 0 takes none", kt_objective_name(o));
+    return KT_OK;
+}
+
 static int setup(run *r)
 {
     const kt_spec *spec = r->spec;
-    int rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
+    int rc = check_objective(r);
+    if (rc == KT_OK)
+        rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
     if (rc == KT_OK)
         rc = choose_strategy(r);
     if (rc == KT_OK)
@@ -207,7 +226,8 @@ static int setup(run *r)
     bool map = r->opts->map || r->strategy->implies_map;
     if (map && (rc = kt_archive_new(r->space, &r->map, r->diag)) != KT_OK)
         return rc;
-    kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit};
+    kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit,
+                           .objective = r->opts->objective};
     kt_diag why = {{0}};
     rc = r->strategy->init(r->space, &so, &r->strategy_state, &why);
     if (rc != KT_OK)
@@ -248,6 +268,49 @@ static int start_worker(run *r)
     return rc;
 }
 
+/* The first correct result decides whether the run has energy (tuner.h):
+ * without it the run stops, rather than rank configurations by nothing.
+ * Later ones without (a reading that failed once: a batch too long for
+ * the counter's steps) are counted and left out of the ranking. */
+static int check_energy(run *r, const char *key, const kt_result *res, bool cached)
+{
+    kt_objective o = r->opts->objective;
+    if (res->status != KT_STATUS_OK || !kt_objective_needs_energy(o))
+        return KT_OK;
+    if (res->energy_j >= 0)
+        r->energy_seen = true;
+    else if (r->energy_seen)
+        r->rep->no_energy++;
+    if (res->energy_j >= 0 || r->energy_seen)
+        return KT_OK;
+    const char *where = r->opts->replay ? "the recording has"
+                        : cached        ? "the database has" : "the measurement read";
+    return kt_fail(r->diag, KT_EINVAL, "objective '%s' needs the energy of the "
+                   "configurations, but %s none for %s%s%s%s (objective time needs "
+                   "none)", kt_objective_name(o), where, key, res->detail[0] ? ": " : "",
+                   res->detail, cached && !r->opts->replay ? "; it was measured "
+                   "without energy" : "");
+}
+
+/* A new best by the objective (its key kept), and the front. */
+static int keep_best(run *r, const char *key, const kt_result *res)
+{
+    kt_tune_report *rep = r->rep;
+    double cost = kt_objective_cost(r->opts->objective, res);
+    if (r->opts->objective == KT_OBJECTIVE_PARETO &&
+        kt_front_offer(&rep->front, key, res) != KT_OK)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    if (!(cost < r->best_cost))
+        return KT_OK;
+    r->best_cost = cost;
+    r->best_ms = res->time_ms;
+    rep->best = *res;
+    free(rep->best_config);
+    if (!(rep->best_config = kt_strdup(key)))
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    return KT_OK;
+}
+
 static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
                   bool cached)
 {
@@ -265,18 +328,16 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
         rep->cached++;
     }
     rep->by_status[res->status]++;
-    if (res->status == KT_STATUS_OK && !(res->time_ms >= r->best_ms)) {
-        r->best_ms = res->time_ms;
-        rep->best = *res;
-        free(rep->best_config);
-        if (!(rep->best_config = kt_strdup(key)))
-            return kt_fail(r->diag, KT_ENOMEM, "out of memory");
-    }
+    int rc = check_energy(r, key, res, cached);
+    if (rc == KT_OK)
+        rc = keep_best(r, key, res);
+    if (rc != KT_OK)
+        return rc;
     if (r->strategy->observe)
         r->strategy->observe(r->strategy_state, cfg, res);
     uint64_t idx;
     if (r->map && kt_space_index_of(r->space, cfg, &idx) == KT_OK)
-        kt_archive_offer(r->map, idx, kt_result_cost(res));
+        kt_archive_offer(r->map, idx, kt_objective_cost(KT_OBJECTIVE_TIME, res));
     if (r->opts->progress) {
         uint64_t done = rep->measured + rep->cached;
         double elapsed = kt_now() - r->start;
@@ -585,15 +646,35 @@ static int search(run *r)
     return rc;
 }
 
+/* The pareto front, fastest first, marked in the database as its device's
+ * and problem's (a replay stores nothing). */
+static int store_front(run *r)
+{
+    kt_front *f = &r->rep->front;
+    kt_front_sort(f);
+    if (r->opts->objective != KT_OBJECTIVE_PARETO || !r->db)
+        return KT_OK;
+    const char **keys = calloc(f->n + 1, sizeof *keys);
+    if (!keys)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < f->n; i++)
+        keys[i] = f->pts[i].config;
+    int rc = kt_db_front_mark(r->db, r->device, r->problem, keys, f->n, r->diag);
+    free(keys);
+    return rc;
+}
+
 int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
             kt_diag *diag)
 {
     *out = (kt_tune_report){.flops = NAN};
     run r = {.spec = spec, .opts = opts, .rep = out, .diag = diag, .start = kt_now(),
-             .best_ms = INFINITY};
+             .best_ms = INFINITY, .best_cost = INFINITY};
     int rc = setup(&r);
     if (rc == KT_OK)
         rc = search(&r);
+    if (rc == KT_OK)
+        rc = store_front(&r);
     if (rc == KT_OK && r.map && kt_archive_map(r.map, &out->map) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     kt_archive_free(r.map);
@@ -619,5 +700,6 @@ void kt_tune_report_clear(kt_tune_report *r)
     free(r->best_config);
     free(r->default_config);
     kt_map_free(r->map);
+    kt_front_clear(&r->front);
     *r = (kt_tune_report){0};
 }

@@ -16,12 +16,21 @@
  * naming it: a partial recording would bias any comparison made on it.
  * A recording read with no spec (store/recording.h) also gives the space:
  * its recorded configurations are the valid ones (kt_replay_space).
+ *
+ * The objective (search/objective.h) is the strategy's cost and decides
+ * the best; one that needs energy is refused up front when no energy will
+ * be read (an energy window of 0), and otherwise when the first correct
+ * result, measured, stored or replayed, carries none: the run then stops
+ * with KT_EINVAL naming it, instead of optimising time unawares.  A later
+ * correct result without energy (one reading failed) cannot be ranked: it
+ * is counted (report.no_energy) and is neither best nor on the front.
  */
 #ifndef KT_TUNER_H
 #define KT_TUNER_H
 
 #include "measure/worker.h"
 #include "search/archive.h"
+#include "search/objective.h"
 #include "search/strategy.h"
 #include "store/replay.h"
 #include "store/winners.h"
@@ -72,6 +81,9 @@ typedef struct kt_tune_opts {
     bool map;               /* report the MAP-Elites map of what the run
                                evaluated (any strategy; see report.map);
                                implied by a strategy's .implies_map */
+    kt_objective objective; /* what the strategy minimises and "best" means
+                               (search/objective.h); all but time need
+                               energy (see above) */
     const volatile sig_atomic_t *cancel; /* when set and *cancel turns nonzero
                                (a signal handler's flag), no new evaluation
                                starts and kt_tune returns KT_OK with what was
@@ -97,6 +109,8 @@ typedef struct kt_tune_report {
     uint64_t measured;      /* new measurements this run */
     uint64_t cached;        /* answered from the database */
     uint64_t by_status[KT_STATUS_COUNT];  /* this run's outcomes */
+    uint64_t no_energy;     /* correct without energy under an objective that
+                               needs it, after the first with: not ranked */
     double seconds;
     double compile_wait_s;  /* of which spent waiting for the compiler */
     double start_s;         /* compiling the reference, starting workers */
@@ -106,7 +120,7 @@ typedef struct kt_tune_report {
                                (measure/worker.h), inside measure_s */
     double flops;           /* per kernel call; NAN without FlopCount */
     char *best_config;      /* NULL when nothing succeeded */
-    kt_result best;
+    kt_result best;         /* of least cost by the objective */
     char *default_config;
     kt_result default_result; /* status tells whether it succeeded */
     bool default_skipped;   /* start_only: the default was not evaluated */
@@ -115,6 +129,9 @@ typedef struct kt_tune_report {
                                cell of the spec's behaviour dimensions
                                (search/archive.h) among all this run
                                evaluated, measured or from the database */
+    kt_front front;         /* pareto: the time/energy front of what the run
+                               evaluated, fastest first; stored in the
+                               database (kt_db_front_mark) unless replayed */
 } kt_tune_report;
 
 kt_tune_opts kt_tune_defaults(void);
