@@ -1,7 +1,9 @@
 /* test_sgemm.c - the CUDA SGEMM spec (kernels/gemm/gemm-cuda.json) without
  * a GPU: its transposed-A layout (AT=1) is in the space with the launch
- * and shared memory the kernel expects, and the configurations the H100
- * chose compile with NVRTC for sm_90 (skipped where NVRTC is absent). */
+ * and shared memory the kernel expects, the conditions that narrow the
+ * space hold where the H100's measurements put them, and the configurations
+ * the H100 chose compile with NVRTC for sm_90 (skipped where NVRTC is
+ * absent). */
 #include "backend/backend.h"
 #include "backend/launch.h"
 #include "core/space.h"
@@ -75,6 +77,41 @@ static void test_transposed_a_layout_is_in_the_space(void)
     kt_spec_free(spec);
 }
 
+static bool valid_at(const kt_spec *spec, const char *problem, const char *key)
+{
+    bool valid;
+    launch_of(spec, problem, key, &valid);
+    return valid;
+}
+
+/* Measured on the H100 (bench/gpu/logs/sgemm-2026-11-24-1.txt, -2.txt and
+ * sgemm-2026-11-24-3.txt): a 16 x 8 tile needs about 210-250 registers, so
+ * 512 threads (a cap of 128) spill, at any size; at M N >= 4096^2 the
+ * space keeps A transposed, 128-output thread tiles, BK >= 16, BN >= 128,
+ * GM=8, MINB=1; smaller problems keep the whole space. */
+static void test_space_is_narrowed_where_measured(void)
+{
+    kt_spec *spec = load_sgemm();
+    const char *big = "M=4096,N=4096,K=4096", *odd = "M=1000,N=1003,K=517";
+    const char *spill = "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1";
+    CHECK(!valid_at(spec, big, spill));
+    CHECK(!valid_at(spec, odd, spill));
+    /* AT=0, 8 x 8 tiles, BK=8, BN=64 and GM=1 are out at 4096^2 and in at
+     * the odd shape */
+    const char *out[] = {CHOSEN[2],
+                         "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=2,AT=1",
+                         "BM=128,BN=256,BK=8,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1",
+                         "BM=128,BN=64,BK=16,WM=128,WN=32,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1",
+                         "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=1,MINB=1,AT=1"};
+    for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
+        CHECK(!valid_at(spec, big, out[i]));
+        CHECK(valid_at(spec, odd, out[i]));
+    }
+    for (size_t i = 0; i < 2; i++)
+        CHECK(valid_at(spec, big, CHOSEN[i]) && valid_at(spec, "M=8192,N=8192,K=8192", CHOSEN[i]));
+    kt_spec_free(spec);
+}
+
 /* A CUBIN serves every problem size: one compile each covers the odd
  * shapes and 4096^3. */
 static void test_chosen_configurations_compile(void)
@@ -107,6 +144,7 @@ static void test_chosen_configurations_compile(void)
 
 static const kt_test TESTS[] = {
     KT_T(test_transposed_a_layout_is_in_the_space),
+    KT_T(test_space_is_narrowed_where_measured),
     KT_T(test_chosen_configurations_compile),
 };
 KT_TEST_MAIN(TESTS)

@@ -14,14 +14,15 @@
 #                                                  bundle/ and kernels/,
 #                                                  default: build/ and .)
 # Environment (each "n:value ..." per size): SIZES (default "4096 8192"),
-# BUDGETS (default "4096:60 8192:40"; f32 "4096:150 8192:150"), TIMES
-# (seconds, default "4096:30 8192:30"; f32 "4096:60 8192:60"), STRATEGY (default: ktune's), ENERGY (--energy-window, default
+# BUDGETS (default "4096:60 8192:40"; f32 "4096:200 8192:200"), TIMES
+# (seconds, default "4096:30 8192:30"; f32 "4096:60 8192:60"), STRATEGY
+# (default: ktune's; f32 model_guided), ENERGY (--energy-window, default
 # 0: the table is about time; run.sh shows energy), SEED (1), DTYPES
 # (default "f32 f16 bf16 f8"), WGMMA (the 16-bit and FP8 specs
 # gemm-$WGMMA-{f16,bf16,f8}-cuda.json, default tma: TMA needs K and N
 # multiples of 8, so its odd-shape check at K=517 is refused), SPEC_<dtype> (a spec
 # for one dtype, e.g. SPEC_f16=kernels/gemm/narrow.json), SIZES_<dtype>,
-# BUDGETS_<dtype>, TIMES_<dtype> (that dtype's own), ROUNDS (3), BASELINES
+# BUDGETS_<dtype>, TIMES_<dtype>, STRATEGY_<dtype> (that dtype's own), ROUNDS (3), BASELINES
 # (1; 0: skip the rounds and the table).  FP8's odd shapes keep K a
 # multiple of 16 (TMA's 16-byte pitch of K-major rows of one byte) and
 # leave it off a multiple of the 128-element k-tile.
@@ -34,12 +35,15 @@ SPECS=$DIR/kernels/gemm
 SIZES=${SIZES:-4096 8192}
 BUDGETS=${BUDGETS:-4096:60 8192:40}
 TIMES=${TIMES:-4096:30 8192:30}
-# The SGEMM's space (9,240 configurations since AT) is 13x the 16-bit ones'
-# (688): 30 s measured 37 of it and missed every AT=1 configuration (run.sh,
-# 2026-11-24 20:32 UTC), so FP32 gets twice the time and a larger budget.
-BUDGETS_f32=${BUDGETS_f32:-4096:150 8192:150}
+# FP32: gemm-cuda.json keeps 156 configurations at M N >= 4096^2 (its
+# conditions; the measurements are in bench/gpu/logs/sgemm-2026-11-24-3.txt).
+# model_guided compiles 16 at a time, 150 in 40-53 s there, where the default
+# local_search (one at a time, waiting on NVRTC) measured 55 in 61 s
+# (run-2026-11-24-6.txt), so 60 s covers nearly all of them.
+BUDGETS_f32=${BUDGETS_f32:-4096:200 8192:200}
 TIMES_f32=${TIMES_f32:-4096:60 8192:60}
 STRATEGY=${STRATEGY:-}
+STRATEGY_f32=${STRATEGY_f32:-model_guided}
 ENERGY=${ENERGY:-0}
 SEED=${SEED:-1}
 DTYPES=${DTYPES:-f32 f16 bf16 f8}
@@ -52,7 +56,6 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 per_size() { for b in $2; do [ "${b%%:*}" = "$1" ] && echo "${b#*:}"; done; }
 # VAR_<dtype> if set, else VAR
 per_dtype() { v=$(eval echo "\${${1}_$2:-}"); [ -n "$v" ] && echo "$v" || eval echo "\$$1"; }
-strategy=${STRATEGY:+--strategy $STRATEGY}
 : >"$OUT/entries.txt"
 for dt in $DTYPES; do
     spec=$(eval echo "\${SPEC_$dt:-}")
@@ -68,7 +71,8 @@ for dt in $DTYPES; do
     done
     for n in $(per_dtype SIZES $dt); do
         j=$OUT/tune-$dt-$n.json
-        $KT tune "$spec" --problem M=$n,N=$n,K=$n $strategy \
+        st=$(per_dtype STRATEGY $dt)
+        $KT tune "$spec" --problem M=$n,N=$n,K=$n ${st:+--strategy $st} \
             --budget "$(per_size $n "$(per_dtype BUDGETS $dt)")" --seed "$SEED" \
             --time "$(per_size $n "$(per_dtype TIMES $dt)")" --energy-window "$ENERGY" \
             --db "$OUT/gemm.db" --cache "$OUT/cache" --timeout 30 --jobs 16 \
