@@ -85,6 +85,13 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     compile_sample("kernels/conv/conv-igemm-wgmma-f16-cuda.json", "C=512,H=7,W=7,K=512", 4);
     compile_sample("kernels/conv/conv-igemm-wgmma-f16-cuda.json",
                    "N=3,C=13,H=17,W=19,K=37,stride=2", 3);
+    /* TMA boxes: a 56x56 layer, res5's 7x7 (tiles of whole images, rows
+     * past the pixels dropped), channels not a multiple of the box's 64 */
+    compile_sample("kernels/conv/conv-igemm-tma-f16-cuda.json", NULL, 6);
+    compile_sample("kernels/conv/conv-igemm-tma-f16-cuda.json", "C=512,H=7,W=7,K=512", 4);
+    compile_sample("kernels/conv/conv-igemm-tma-f16-cuda.json", "N=2,C=40,H=9,W=9,K=40", 3);
+    compile_sample("kernels/conv/conv-igemm-tma-f16-cuda.json",
+                   "C=256,H=14,W=14,K=1024,R=1,S=1,pad=0", 4); /* clusters join */
     compile_sample("kernels/conv/conv-direct-cuda.json", "H=14,W=14,R=1,S=1,stride=2,pad=0",
                    4);
     /* wgmma needs sm_90a: the specs name it, overriding the backend's sm_90 */
@@ -120,7 +127,8 @@ static void test_hopper_gemms_include_their_header(void)
 }
 
 /* The mma.sync kernels share kernels/gemm/mma.cuh, the FP16 convolutions
- * kernels/conv/conv.cuh, and the wgmma one kernels/gemm/hopper.cuh; the
+ * kernels/conv/conv.cuh, and the wgmma ones kernels/gemm/hopper.cuh and
+ * kernels/conv/conv_wgmma.cuh; the
  * convolutions reach the GEMMs' headers through links in kernels/conv/,
  * since a kernel's local includes lie beside it. */
 static void test_conv_kernels_include_their_headers(void)
@@ -129,7 +137,8 @@ static void test_conv_kernels_include_their_headers(void)
         {"kernels/gemm/gemm-f16-cuda.json", "mma.cuh\n", NULL},
         {"kernels/gemm/gemm-bf16-cuda.json", "mma.cuh\n", NULL},
         {"kernels/conv/conv-igemm-tc-f16-cuda.json", "mma.cuh\n", "\nconv.cuh\n"},
-        {"kernels/conv/conv-igemm-wgmma-f16-cuda.json", "hopper.cuh\n", "\nconv.cuh\n"}};
+        {"kernels/conv/conv-igemm-wgmma-f16-cuda.json", "hopper.cuh\n", "\nconv_wgmma.cuh\n"},
+        {"kernels/conv/conv-igemm-tma-f16-cuda.json", "hopper.cuh\n", "\nconv_wgmma.cuh\n"}};
     for (size_t i = 0; i < KT_ARRAY_LEN(specs); i++) {
         kt_spec *spec;
         kt_diag d = {{0}};

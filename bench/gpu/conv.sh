@@ -14,12 +14,14 @@
 # compared with cuDNN, in ROUNDS rounds (default 2), each into a new
 # database so that every round measures again; a report per round.
 # F16=1: the FP16 tensor-core kernels alone (conv-igemm-tc-f16-cuda.json,
-# mma.sync, and conv-igemm-wgmma-f16-cuda.json): odd shapes verified for
-# both, each layer tuned (random IGEMM_BUDGET, seed 1, no energy window)
-# with the kernels of KERNELS16 (default both), then the chosen
-# configurations, with those of the file CHOSEN16 if set (chosen by an
-# earlier call), and cuDNN FP16 (channels_last) measured in ROUNDS rounds
-# as above; the chosen list is OUT/conv_chosen_f16.txt.
+# mma.sync, conv-igemm-wgmma-f16-cuda.json and conv-igemm-tma-f16-cuda.json):
+# odd shapes verified for each, the layers of TUNE16 (default all;
+# NAME:BUDGET sets a layer's budget) tuned (random IGEMM_BUDGET, seed 1, no
+# energy window) with the kernels of KERNELS16 (default all three), then
+# the chosen configurations, with those of the file CHOSEN16 if set
+# (chosen by an earlier call) for the others, and cuDNN FP16
+# (channels_last) measured in ROUNDS rounds as above; the chosen list is
+# OUT/conv_chosen_f16.txt.
 set -u
 OUT=$1 BI=${2:-40} BD=${3:-24} BO=${4:-48}
 K=${KT:-build/bundle/ktune}
@@ -27,13 +29,15 @@ W=/tmp/ktune-conv
 rm -rf "$W" && mkdir -p "$W/runs" "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 
-# tune TAG KERNEL PROBLEM BUDGET SEED [options...]
+# tune TAG KERNEL PROBLEM BUDGET SEED [options...]: TO caps one
+# configuration's evaluation (seconds)
+TO=20
 tune() {
     tag=$1 kern=$2 prob=$3 budget=$4 seed=$5
     shift 5
     $K tune kernels/conv/conv-$kern-cuda.json --problem "$prob" --strategy random \
         --budget "$budget" --seed "$seed" --db "$W/conv.db" --cache "$W/cache" \
-        --timeout 20 --json "$@" >"$W/runs/$tag.json" 2>"$W/runs/$tag.err"
+        --timeout "$TO" --json "$@" >"$W/runs/$tag.json" 2>"$W/runs/$tag.err"
     echo "$tag rc=$? $(grep -A8 '"statuses"' "$W/runs/$tag.json" | tr -d '\n ')"
 }
 
@@ -61,22 +65,34 @@ rounds() {
 
 # odd KERNEL TAG:PROBLEM:SEED...: 12 random configurations of KERNEL at each
 # odd shape; every one must verify (or be invalid), else a failed status.
+# The first shape with a failure ends it (a kernel that hangs would spend
+# the call: ODD_TIMEOUT, default 20 s, caps each configuration).
 odd() {
     kern=$1
     shift
     for o in "$@"; do
-        tag=${o%%:*} rest=${o#*:}
-        tune odd-$kern-$tag "$kern" "${rest%:*}" 12 "${rest##*:}" --energy-window 0
+        shape=${o%%:*} rest=${o#*:}
+        TO=${ODD_TIMEOUT:-20}
+        tune odd-$kern-$shape "$kern" "${rest%:*}" 12 "${rest##*:}" --energy-window 0
+        TO=20
+        if grep -q '"\(wrong_result\|crash\|timeout\|runtime_error\)": [1-9]' \
+            "$W/runs/odd-$kern-$shape.json"; then
+            echo "$kern: failures at odd shapes"
+            $K db list --db "$W/conv.db" | grep -v ' ok ' | cut -c1-200 | head
+            return 1
+        fi
     done
-    if grep -q '"wrong_result": [1-9]' "$W"/runs/odd-$kern-*.json; then
-        echo "$kern: wrong results at odd shapes"
-        $K db list --db "$W/conv.db" | grep wrong_result | cut -c1-200 | head
-        return 1
-    fi
 }
 
 ODD3=3x3:N=3,C=13,H=17,W=19,K=37,R=3,S=3,stride=2,pad=1:3
 ODD1=1x1:N=2,C=24,H=10,W=10,K=40,R=1,S=1,stride=1,pad=0:4
+SPLIT=split:N=2,C=40,H=9,W=9,K=40,R=3,S=3,stride=1,pad=1:5
+# the TMA kernel takes stride 1 and C a multiple of 8 only: odd spatial
+# sizes, K not a multiple of BN, a 3x3 without padding, clusters instead
+ODDT=odd:N=3,C=16,H=11,W=13,K=37,R=3,S=3,stride=1,pad=1:6
+PAD0=pad0:N=2,C=32,H=12,W=10,K=24,R=3,S=3,stride=1,pad=0:7
+# two 64-channel tiles of K, the second short: clusters of 2 (CLUSTER=2)
+CLU=cluster:N=2,C=24,H=9,W=11,K=120,R=3,S=3,stride=1,pad=1:8
 L2=N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1
 LAYERS="res2-1x1:N=32,C=256,H=56,W=56,K=64,R=1,S=1,stride=1,pad=0
 res2-3x3:$L2
@@ -89,23 +105,47 @@ if [ "${CHOSEN:-0}" = 1 ]; then
     exit 0
 fi
 
+# budget LAYER KERNEL: the tuning budget of LAYER with KERNEL in this call
+# (F16=1), or failure where it is not tuned: KERNELS16 (default all three)
+# names the kernels, TUNE16 the layers, each NAME or NAME:BUDGET (default
+# all, with IGEMM_BUDGET)
+budget() {
+    case " ${KERNELS16:-igemm-tc-f16 igemm-wgmma-f16 igemm-tma-f16} " in
+    *" $2 "*) ;;
+    *) return 1 ;;
+    esac
+    for e in ${TUNE16:-all}; do
+        case $e in
+        all | "$1") echo "$BI" && return 0 ;;
+        "$1":*) echo "${e#*:}" && return 0 ;;
+        esac
+    done
+    return 1
+}
+
 if [ "${F16:-0}" = 1 ]; then
     # C a multiple of 8 but not of the channel slice, K not of BN, and a
     # grid small enough for the split reduction (SPLIT > 1); a kernel wrong
     # there is left out of the rest
     good=
-    for kern in igemm-tc-f16 igemm-wgmma-f16; do
-        odd $kern "$ODD3" "$ODD1" split:N=2,C=40,H=9,W=9,K=40,R=3,S=3,stride=1,pad=1:5 &&
-            good="$good $kern"
+    for kern in igemm-tc-f16 igemm-wgmma-f16 igemm-tma-f16; do
+        case $kern in
+        igemm-tma-f16) shapes="$ODD1 $SPLIT $ODDT $PAD0 $CLU" ;;
+        *) shapes="$ODD3 $ODD1 $SPLIT" ;;
+        esac
+        odd $kern $shapes && good="$good $kern"
     done
     for kern in $good; do
-        grep " $kern " ${CHOSEN16:-/dev/null}
+        grep " $kern " ${CHOSEN16:-/dev/null} | while read -r name k rest; do
+            budget "$name" "$kern" >/dev/null || echo "$name $k $rest"
+        done
     done >"$OUT/conv_chosen_f16.txt"
-    for kern in ${KERNELS16:-igemm-tc-f16 igemm-wgmma-f16}; do
+    for kern in ${KERNELS16:-igemm-tc-f16 igemm-wgmma-f16 igemm-tma-f16}; do
         case " $good " in *" $kern "*) ;; *) continue ;; esac
         for l in $LAYERS; do
             name=${l%%:*} prob=${l#*:}
-            tune tune-$name-$kern $kern "$prob" "$BI" 1 --energy-window 0
+            b=$(budget "$name" "$kern") || continue
+            tune tune-$name-$kern $kern "$prob" "$b" 1 --energy-window 0
             key=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["key"])' \
                 "$W/runs/tune-$name-$kern.json")
             [ -n "$key" ] && echo "$name $kern $prob $key" >>"$OUT/conv_chosen_f16.txt"

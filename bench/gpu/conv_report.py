@@ -74,13 +74,14 @@ def fp32_table(runs, layers, cd):
     print()
 
 
-F16_KERNELS = (("igemm-tc-f16", "mma.sync"), ("igemm-wgmma-f16", "wgmma"))
+F16_KERNELS = (("igemm-tc-f16", "mma.sync"), ("igemm-wgmma-f16", "wgmma"),
+               ("igemm-tma-f16", "wgmma + TMA"))
 
 
 def fp16_table(runs, layers, cd):
-    """ktune's FP16 tensor-core kernels (conv_igemm_tc.cu, mma.sync, and
-    conv_igemm_wgmma.cu) against cuDNN FP16, all NHWC; the ratio is cuDNN's
-    time over the faster ktune kernel's (issue 12's goal: 0.9 or more on
+    """ktune's FP16 tensor-core kernels (conv_igemm_tc.cu, mma.sync,
+    conv_igemm_wgmma.cu and conv_igemm_tma.cu) against cuDNN FP16, all NHWC; the ratio is cuDNN's
+    time over the fastest ktune kernel's (issue 12's goal: 0.9 or more on
     each layer)."""
     rows = []
     for l in layers:

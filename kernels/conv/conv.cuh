@@ -1,7 +1,8 @@
 // conv.cuh - what the FP16 convolution kernels (conv_igemm_tc.cu,
 // conv_igemm_wgmma.cu) share: the walk over the reduction's tiles, the
 // input windows of a thread's output pixels, and the split reduction.
-// The including kernel defines BM, BN, BK, THREADS and SPLIT first.
+// The including kernel defines BM, BN, BK and THREADS first, and SPLIT
+// where it uses the split reduction.
 #pragma once
 
 // Where the loads of a reduction tile start: filter tap (r, s), channel c0.
@@ -53,6 +54,7 @@ __device__ __forceinline__ void find_windows(window<IT> &a, int row0, int step, 
     }
 }
 
+#ifdef SPLIT
 // The split reduction (SPLIT > 1): the reduction's tiles are shared among
 // SPLIT blocks (grid z) of each output tile; each writes its FP32
 // accumulators to its own region of ws (BM x BN floats, in register order:
@@ -92,3 +94,4 @@ __device__ __forceinline__ bool split_reduce(float *ws, int *cnt, float *acc)
     }
     return true;
 }
+#endif

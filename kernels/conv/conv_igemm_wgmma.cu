@@ -32,25 +32,7 @@
 
 #include "hopper.cuh"
 #include "conv.cuh"
-
-// d += A B for one m64 x WN x k16 step, A and B both K-major (hopper.cuh's
-// wgmma() takes B MN-major).
-#define WGMMA_KK(n, regs, ia, ib, outs)                                                 \
-    asm volatile("wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." TY "." TY " {" regs \
-                 "}, %" #ia ", %" #ib ", 1, 1, 1, 0, 0;\n"                              \
-                 : outs                                                                 \
-                 : "l"(da), "l"(db))
-
-__device__ __forceinline__ void wgmma_kk(float *d, unsigned long long da, unsigned long long db)
-{
-#if WN == 64
-    WGMMA_KK(64, S32, 32, 33, R32(0));
-#elif WN == 128
-    WGMMA_KK(128, S64, 64, 65, R64(0));
-#else
-    WGMMA_KK(256, S128, 128, 129, R128(0));
-#endif
-}
+#include "conv_wgmma.cuh"
 
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n"); }
 
@@ -111,36 +93,6 @@ __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const elem 
     }
 }
 
-// The wgmma work of one stage for warpgroup wg: 4 k16 steps, k16 being
-// 32 bytes along the swizzled rows, 8-row groups 1024 bytes apart (SBO).
-__device__ __forceinline__ void compute_stage(unsigned sa, unsigned sb, int wg,
-                                              float (*acc)[NT][ACC])
-{
-#pragma unroll
-    for (int kk = 0; kk < BK / 16; kk++)
-#pragma unroll
-        for (int mi = 0; mi < MT; mi++) {
-            unsigned long long da = desc(sa + (wg * WGM + mi * 64) * 128 + kk * 32, 16, 1024);
-#pragma unroll
-            for (int ni = 0; ni < NT; ni++)
-                wgmma_kk(acc[mi][ni], da, desc(sb + ni * WN * 128 + kk * 32, 16, 1024));
-        }
-}
-
-// Thread t of a warpgroup holds, of each m64 x WN tile, rows 16 (t / 32) +
-// (t % 32) / 4 (+ 8 for h = 1) and columns 8 i + 2 (t % 4) (+ 1): the row
-// and column of its pair (mi, ni, i, h), from the warpgroup's corner.
-__device__ __forceinline__ int acc_row(int mi, int h)
-{
-    int t = threadIdx.x % 128;
-    return mi * 64 + (t / 32) * 16 + (t % 32) / 4 + h * 8;
-}
-
-__device__ __forceinline__ int acc_col(int ni, int i)
-{
-    return ni * WN + i * 8 + (threadIdx.x % 4) * 2;
-}
-
 // The accumulators to Y (M x K, row-major), converted, edges guarded.
 __device__ __forceinline__ void store_tile(elem *Y, int M, int K, int m0, int n0,
                                            float (*acc)[NT][ACC])
@@ -156,16 +108,8 @@ __device__ __forceinline__ void store_tile(elem *Y, int M, int K, int m0, int n0
                     int r = m0 + acc_row(mi, h), c = n0 + acc_col(ni, i);
                     if (r >= M)
                         continue;
-                    elem lo = to_elem(acc[mi][ni][4 * i + 2 * h]);
-                    elem hi = to_elem(acc[mi][ni][4 * i + 2 * h + 1]);
-                    if (c + 1 < K && K % 2 == 0) {
-                        *(unsigned *)(Y + (size_t)r * K + c) = lo | ((unsigned)hi << 16);
-                    } else {
-                        if (c < K)
-                            Y[(size_t)r * K + c] = lo;
-                        if (c + 1 < K)
-                            Y[(size_t)r * K + c + 1] = hi;
-                    }
+                    store_pair(Y + (size_t)r * K, K, c, acc[mi][ni][4 * i + 2 * h],
+                               acc[mi][ni][4 * i + 2 * h + 1]);
                 }
 }
 
@@ -183,13 +127,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     feed f;
     feed_make(f, bm, M, P, Q, H, W, stride, pad);
     float acc[MT][NT][ACC];
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-            for (int i = 0; i < ACC; i++)
-                acc[mi][ni][i] = 0.0f;
+    acc_zero(acc);
     // this block's share of the R S ceil(C / 64) reduction tiles
     int ct = (C + BK - 1) / BK, all = R * S * ct;
     int t0 = blockIdx.z * all / SPLIT, tiles = (blockIdx.z + 1) * all / SPLIT - t0;
@@ -208,11 +146,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         fence_async();
         __syncthreads();
         int s = t % STAGES;
-#pragma unroll
-        for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-            for (int ni = 0; ni < NT; ni++)
-                pin(acc[mi][ni]);
+        acc_pin(acc);
         wg_fence();
         compute_stage(base + s * A_BYTES, bbase + s * B_BYTES, wg, acc);
         wg_commit();
@@ -226,11 +160,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         wg_wait<1>();
     }
     wg_wait<0>();
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-            pin(acc[mi][ni]);
+    acc_pin(acc);
     int m0 = bm + wg * WGM;
     if (SPLIT > 1 && !split_reduce(ws, cnt, &acc[0][0][0]))
         return;
