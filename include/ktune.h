@@ -430,6 +430,12 @@ typedef struct ktune_tune_opts {
     const volatile sig_atomic_t *cancel; /* when *cancel turns nonzero (a
                                 signal handler's flag), no new evaluation
                                 starts and the run ends with what it did */
+    const struct ktune_transfer *transfer; /* other devices' recordings
+                                (ktune_transfer_open): the top of its
+                                configurations valid here (top of them,
+                                default 10) are evaluated after the default
+                                configuration and before the strategy's
+                                proposals, instead of warm; NULL: none */
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */
@@ -960,6 +966,103 @@ KTUNE_API const ktune_bench_row *ktune_bench_row_at(const ktune_bench *b, size_t
  * after n + 1 evaluations (a run that stopped early keeps its last value);
  * NULL out of range. */
 KTUNE_API const ktune_bench_stat *ktune_bench_curve(const ktune_bench *b, size_t s);
+
+/* ------------------------------------------------ transfer across devices */
+
+/* What recordings of one kernel on other devices predict for a device none
+ * of them is (issue 14).  Each configuration's score is its mean, over the
+ * source devices, fraction of that device's optimum (the optimum's time
+ * over its time; 0 for a failure, or where a device did not record it);
+ * the best scores are the prediction, and a run measures them first
+ * (ktune_tune_opts.transfer) before its strategy searches on.
+ * docs/ANALYSIS.md measures it, each device held out in turn. */
+typedef struct ktune_transfer ktune_transfer;
+
+/* Read the n recordings at paths (files ktune_tune_opts.replay takes,
+ * each of one kernel, problem and device; cache_dir as there, NULL: none)
+ * and learn from them into *out (ktune_transfer_free).  Returns 0;
+ * KTUNE_EINVAL for no path or a NULL out; for a recording, the errors of a
+ * replay (KTUNE_EIO, KTUNE_EFORMAT, KTUNE_ENOTFOUND, KTUNE_EINVAL); and
+ * KTUNE_EFORMAT for recordings of different kernels or tuning parameters,
+ * or a device recorded twice, KTUNE_EEMPTY for one where nothing ran
+ * correctly, KTUNE_ENOMEM; diag names the file.  Thread-safe; the result
+ * never changes, so threads may share it. */
+KTUNE_API int ktune_transfer_open(const char *const *paths, size_t n,
+                                  const char *cache_dir, ktune_transfer **out,
+                                  ktune_diag *diag);
+/* Release a transfer (NULL: nothing). */
+KTUNE_API void ktune_transfer_free(ktune_transfer *t);
+/* The kernel it learnt (owned by t). */
+KTUNE_API const char *ktune_transfer_kernel(const ktune_transfer *t);
+/* The source devices: how many, the i-th's name (owned by t; NULL out of
+ * range). */
+KTUNE_API size_t ktune_transfer_ndevices(const ktune_transfer *t);
+KTUNE_API const char *ktune_transfer_device(const ktune_transfer *t, size_t i);
+/* The configurations any source recorded, best score first (ties by key):
+ * how many, and the i-th's key (owned by t) and score, 0 to 1.  Returns 0,
+ * KTUNE_EINVAL out of range. */
+KTUNE_API size_t ktune_transfer_count(const ktune_transfer *t);
+KTUNE_API int ktune_transfer_config(const ktune_transfer *t, size_t i,
+                                    const char **config, double *score);
+
+/* The options of the leave-one-device-out comparison (`ktune benchmark
+ * --transfer`).  Fill it with ktune_transfer_bench_opts_init; strings and
+ * arrays are borrowed for the call. */
+typedef struct ktune_transfer_bench_opts {
+    size_t size;             /* sizeof(ktune_transfer_bench_opts), by _init */
+    const char *const *paths; /* recordings of one kernel, a device each */
+    size_t npaths;
+    const char *cache_dir;   /* as ktune_transfer_open's (NULL) */
+    const double *budgets;   /* measurements on the held-out device,
+                                ascending whole numbers; NULL: 10, 20 */
+    size_t nbudgets;
+    unsigned seeds;          /* searches per budget and device (20) */
+    size_t top;              /* configurations of the transfer a warm search
+                                measures first (10) */
+} ktune_transfer_bench_opts;
+
+/* Fill *o with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_transfer_bench_opts_init(ktune_transfer_bench_opts *o);
+
+/* One held-out device after a number of measurements on it, each figure a
+ * fraction of its optimum (the optimum's time over the best time found; 0
+ * when nothing found ran correctly).  With 0 measurements, transfer and
+ * warm are the transfer's best-scored configuration and cold the default
+ * configuration, as they would run unmeasured. */
+typedef struct ktune_transfer_row {
+    const char *device;      /* held out (owned by the comparison); NULL:
+                                the median over the held-out devices */
+    uint64_t measurements;
+    double optimum_ms;       /* the device's (NAN in a median row) */
+    double transfer;         /* the transfer's top `measurements` alone */
+    double warm;             /* the transfer's top (opts.top) configurations,
+                                then the default strategy: mean over seeds */
+    double cold;             /* the default strategy from scratch, its first
+                                evaluation the default configuration: mean
+                                over seeds */
+} ktune_transfer_row;
+
+/* A finished comparison. */
+typedef struct ktune_transfer_bench ktune_transfer_bench;
+
+/* Hold out each recording of o->paths in turn, learn a transfer from the
+ * others and replay on it the transfer alone, the warm search and a cold
+ * one; the held-out recording answers only the measurements the runs make.
+ * Into *out (ktune_transfer_bench_free).  Returns 0; KTUNE_EINVAL for a
+ * NULL o or out, options of another size, fewer than two recordings,
+ * budgets that are not ascending whole numbers, no seeds; the errors of
+ * ktune_transfer_open; KTUNE_ENOMEM.  Thread-safe. */
+KTUNE_API int ktune_transfer_benchmark(const ktune_transfer_bench_opts *o,
+                                       ktune_transfer_bench **out, ktune_diag *diag);
+/* Release a comparison (NULL: nothing). */
+KTUNE_API void ktune_transfer_bench_free(ktune_transfer_bench *b);
+/* The kernel (owned by b). */
+KTUNE_API const char *ktune_transfer_bench_kernel(const ktune_transfer_bench *b);
+/* Its rows: device by device in the order given, 0 measurements then each
+ * budget, then the median rows in the same order; NULL out of range. */
+KTUNE_API size_t ktune_transfer_bench_count(const ktune_transfer_bench *b);
+KTUNE_API const ktune_transfer_row *ktune_transfer_bench_row(const ktune_transfer_bench *b,
+                                                              size_t i);
 
 /* --------------------------------------------------------- online tuning */
 

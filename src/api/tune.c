@@ -116,6 +116,7 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->warm = o->warm;
     t->model = o->model;
     t->top = o->top;
+    t->transfer = o->transfer;
     t->map = o->map;
     t->cancel = o->cancel;
     return budget_of(o, &t->budget, diag);

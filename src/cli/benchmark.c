@@ -13,7 +13,8 @@
 
 static const char USAGE[] =
     "usage: ktune benchmark SPEC --replay DB [options]\n"
-    "       ktune benchmark --replay FILE [options]\n\n"
+    "       ktune benchmark --replay FILE [options]\n"
+    "       ktune benchmark --transfer FILE,FILE,... [options]\n\n"
     "Compare search strategies on an exhaustive run recorded in DB: each\n"
     "strategy runs at each budget once per seed, every evaluation answered from\n"
     "the recording, and the table gives the fraction of the optimum reached\n"
@@ -25,6 +26,13 @@ static const char USAGE[] =
     "Its recorded configurations are the space: those recorded as invalid are\n"
     "outside it, recorded failures are failed evaluations that cost budget\n"
     "(Kernel Tuner's simulation mode); see 'ktune tune --help'.\n\n"
+    "With --transfer, the files are recordings of one kernel on different\n"
+    "devices: each is held out in turn, the others predict its best\n"
+    "configurations (their mean fraction of each device's optimum), and the\n"
+    "table gives the fraction of its optimum reached with 0 and --budgets\n"
+    "measurements on it: the prediction alone, the prediction's --top K then\n"
+    "the default strategy (warm), and the default strategy from scratch\n"
+    "(cold); see 'ktune tune --warm-from'.\n\n"
     "options:\n"
     "  --replay DB         the recording (a complete brute_force run; required)\n"
     "  --problem K=V,...   the recorded problem (default: the spec's defaults;\n"
@@ -34,10 +42,15 @@ static const char USAGE[] =
     "                      FILE holds several\n"
     "  --strategies A,B    strategies to compare (default: every one)\n"
     "  --budgets N,N,...   evaluations, ascending (default 25,50,100,200,400;\n"
-    "                      a budget past the space is the whole space)\n"
+    "                      a budget past the space is the whole space; with\n"
+    "                      --transfer: measurements, default 10,20)\n"
     "  --seeds N           runs per strategy and budget, 1 to 10000 (default 20)\n"
     "  --warm N            start from the winners of up to N other recorded\n"
     "                      problems (default 0: from scratch)\n"
+    "  --transfer FILES    leave one device out over these recordings (comma-\n"
+    "                      separated; no SPEC, --replay or --strategies)\n"
+    "  --top K             with --transfer: the predictions a warm search\n"
+    "                      measures first (default 10)\n"
     "  --svg FILE          also draw the mean fraction of the optimum against\n"
     "                      the evaluations of the largest budget's runs\n"
     "  --json              print one JSON object instead of the table\n"
@@ -46,10 +59,12 @@ static const char USAGE[] =
 
 typedef struct bench_args {
     const char *spec, *replay, *problem, *device, *kernel, *svg;
+    const char *transfer;  /* --transfer FILES */
+    bool budgets_given;
     const char *strategies[MAX_LIST];
     double budgets[MAX_LIST];
     size_t nstrategies, nbudgets;
-    uint64_t seeds, warm;
+    uint64_t seeds, warm, top;
     bool json;
     char *list_text;       /* --strategies, split in place */
 } bench_args;
@@ -94,13 +109,26 @@ static int parse_option(int c, bench_args *a)
     case 'D': a->device = optarg; return CLI_OK;
     case 'K': a->kernel = optarg; return CLI_OK;
     case 's': return parse_strategies(optarg, a);
-    case 'b': return parse_budgets(optarg, a);
+    case 'b': a->budgets_given = true; return parse_budgets(optarg, a);
+    case 'T': a->transfer = optarg; return CLI_OK;
+    case 'k': return cli_parse_range("benchmark", "--top", optarg, 1, 10000, &a->top);
     case 'S': return cli_parse_range("benchmark", "--seeds", optarg, 1, 10000, &a->seeds);
     case 'w': return cli_parse_range("benchmark", "--warm", optarg, 0, 1000, &a->warm);
     case 'g': a->svg = optarg; return CLI_OK;
     case 'J': a->json = true; return CLI_OK;
     default: return CLI_USAGE;
     }
+}
+
+/* --transfer: the recordings alone, measurements 10,20 unless given. */
+static int check_transfer(int argc, bench_args *a)
+{
+    if (optind != argc || a->replay || a->nstrategies || a->warm || a->svg || a->problem ||
+        a->device || a->kernel)
+        return cli_usage_error("benchmark", "--transfer takes its recordings alone: no "
+                               "SPEC, --replay, --strategies, --warm, --svg, --problem, "
+                               "--device or --kernel");
+    return a->budgets_given ? CLI_OK : parse_budgets("10,20", a);
 }
 
 static int parse_args(int argc, char **argv, bench_args *a)
@@ -111,7 +139,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
         {"budgets", required_argument, 0, 'b'},    {"seeds", required_argument, 0, 'S'},
         {"warm", required_argument, 0, 'w'},       {"svg", required_argument, 0, 'g'},
         {"json", no_argument, 0, 'J'},             {"help", no_argument, 0, 'h'},
-        {"kernel", required_argument, 0, 'K'},
+        {"kernel", required_argument, 0, 'K'},     {"transfer", required_argument, 0, 'T'},
+        {"top", required_argument, 0, 'k'},
         {0, 0, 0, 0}};
     int c, rc = parse_budgets("25,50,100,200,400", a);
     a->seeds = 20;
@@ -125,6 +154,10 @@ static int parse_args(int argc, char **argv, bench_args *a)
     }
     if (rc != CLI_OK)
         return rc;
+    if (a->transfer)
+        return check_transfer(argc, a);
+    if (a->top)
+        return cli_usage_error("benchmark", "--top is for --transfer");
     if (optind != argc - 1 && !(a->replay && optind == argc))
         return cli_usage_error("benchmark", "expected one spec file (or --replay FILE "
                                "alone)");
@@ -231,6 +264,11 @@ int cli_benchmark(int argc, char **argv)
 {
     bench_args a = {0};
     int rc = parse_args(argc, argv, &a);
+    if (rc == CLI_OK && a.transfer) {
+        free(a.list_text);
+        return cli_transfer_bench(a.transfer, a.budgets, a.nbudgets, (unsigned)a.seeds,
+                                  (size_t)a.top, a.json);
+    }
     ktune_spec *spec = NULL;
     ktune_problem *prob = NULL;
     ktune_bench *b = NULL;

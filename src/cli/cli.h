@@ -27,6 +27,14 @@ int cli_evaluate(int argc, char **argv);
 int cli_predict(int argc, char **argv);
 int cli_benchmark(int argc, char **argv);
 
+/* Transfer across devices (transfer.c): the recordings that option opt of
+ * command cmd lists (comma-separated) learnt into *out, errors reported;
+ * and `ktune benchmark --transfer LIST`'s table (or --json). */
+int cli_transfer_open(const char *cmd, const char *opt, const char *text,
+                      const char *cache_dir, ktune_transfer **out);
+int cli_transfer_bench(const char *list, const double *budgets, size_t nbudgets,
+                       unsigned seeds, size_t top, bool json);
+
 /* "ktune: error: <msg>" on stderr; returns CLI_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a usage error with a hint to --help; returns CLI_USAGE. */

@@ -32,7 +32,13 @@ static const char USAGE[] =
     "                        predict+search  those first, then the default\n"
     "                                     strategy within the budget\n"
     "  --model MODEL       with predict: a model from 'ktune train' on this kernel\n"
-    "  --top K             with predict: how many predictions (default 10)\n"
+    "  --top K             with predict: how many predictions (default 10);\n"
+    "                      with --warm-from: how many of its configurations\n"
+    "  --warm-from FILES   recordings of this kernel on other devices (comma-\n"
+    "                      separated, as --replay takes): first evaluate the\n"
+    "                      --top K configurations valid here of best mean\n"
+    "                      fraction of each device's optimum (transfer across\n"
+    "                      devices; replaces --warm; not with predict)\n"
     "  --warm N            first evaluate the fastest configurations of up to N\n"
     "                      other problems of this kernel that the database (or\n"
     "                      the --replay recording) holds for this device,\n"
@@ -387,6 +393,7 @@ typedef struct tune_args {
     bool db_given;
     const char *spec;
     uint64_t top;           /* --top K */
+    const char *warm_from;  /* --warm-from FILES */
 } tune_args;
 
 /* --energy-window: 0 (no energy) or up to a minute. */
@@ -466,6 +473,7 @@ static int parse_option(int c, tune_args *a)
             rc = cli_usage_error("tune", "--warm must be 0 to 1000");
         o->warm = (size_t)u;
         break;
+    case 'F': a->warm_from = optarg; break;
     case 'J': a->json = true; break;
     case 'M': o->map = true; break;
     case 'o':
@@ -492,7 +500,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"warm", required_argument, 0, 'w'},    {"map", no_argument, 0, 'M'},
         {"max-memory", required_argument, 0, 'X'}, {"retry-failed", no_argument, 0, 'R'},
         {"kernel", required_argument, 0, 'K'},  {"help", no_argument, 0, 'h'},
-        {"objective", required_argument, 0, 'o'},
+        {"objective", required_argument, 0, 'o'}, {"warm-from", required_argument, 0, 'F'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
@@ -526,9 +534,12 @@ static int parse_options(int argc, char **argv, tune_args *a)
     if (predict && optind == argc)
         return cli_usage_error("tune", "--strategy predict needs the SPEC that the "
                                "model was trained for");
-    if (a->top != 0 && !predict)
-        return cli_usage_error("tune", "--top is for --strategy predict");
-    if (predict && (a->top == 0 ? (a->top = 10) : a->top) > 10000)
+    if (predict && a->warm_from)
+        return cli_usage_error("tune", "--warm-from starts a search: not with --strategy "
+                               "predict or predict+search");
+    if (a->top != 0 && !predict && !a->warm_from)
+        return cli_usage_error("tune", "--top is for --strategy predict or --warm-from");
+    if ((predict || a->warm_from) && (a->top == 0 ? (a->top = 10) : a->top) > 10000)
         return cli_usage_error("tune", "--top must be 1 to 10000");
     a->o.top = (size_t)a->top;
     a->spec = optind < argc ? argv[optind] : NULL;
@@ -626,6 +637,13 @@ int cli_tune(int argc, char **argv)
     a.o.user = &drawn;
     a.o.cancel = &stop_signal;
     catch_stop_signals();
+    ktune_transfer *transfer = NULL;
+    if (a.warm_from && (rc = cli_transfer_open("tune", "--warm-from", a.warm_from,
+                                               a.o.cache_dir, &transfer)) != CLI_OK) {
+        ktune_spec_free(spec);
+        return rc;
+    }
+    a.o.transfer = transfer;
     ktune_run *run = NULL;
     int trc = ktune_tune(spec, &a.o, &run, &diag);
     if (drawn)
@@ -637,6 +655,7 @@ int cli_tune(int argc, char **argv)
     if (stop_signal)
         rc = 128 + stop_signal;
     ktune_run_free(run);
+    ktune_transfer_free(transfer);
     ktune_spec_free(spec);
     return rc;
 }

@@ -2,6 +2,7 @@
 #include "tune/tuner.h"
 #include "core/util.h"
 #include "tune/model_start.h"
+#include "tune/transfer.h"
 #include "tune/warm.h"
 #include "search/history.h"
 
@@ -193,6 +194,9 @@ static int setup(run *r)
 {
     const kt_spec *spec = r->spec;
     int rc = check_objective(r);
+    if (rc == KT_OK && r->opts->transfer &&
+        (rc = kt_transfer_check(r->opts->transfer, spec, r->diag)) != KT_OK)
+        kt_diag_prefix(r->diag, spec->path);
     if (rc == KT_OK)
         rc = kt_problem_parse(spec, r->opts->problem, &r->prob, r->diag);
     if (rc == KT_OK)
@@ -561,7 +565,8 @@ static int evaluate_warm(run *r)
     size_t max = r->opts->warm, quarter = (size_t)(r->limit / 4);
     if (max > quarter)
         max = quarter > 0 ? quarter : 1;
-    if (max == 0 || r->nstart > 0 || r->start_only || r->strategy->exhaustive)
+    if (max == 0 || r->nstart > 0 || r->start_only || r->strategy->exhaustive ||
+        r->opts->transfer)
         return KT_OK;
     kt_winners own = {0};
     const kt_winners *w = &own;
@@ -583,6 +588,22 @@ static int evaluate_warm(run *r)
     }
     free(cfgs);
     kt_winners_clear(&own);
+    return rc;
+}
+
+/* The transfer's top configurations valid here (tuner.h, transfer). */
+static int evaluate_transfer(run *r)
+{
+    size_t max = r->opts->top ? r->opts->top : 10;
+    if (!r->opts->transfer)
+        return KT_OK;
+    uint16_t *cfgs = malloc(max * r->spec->nparams * sizeof *cfgs);
+    if (!cfgs)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    size_t n = 0;
+    kt_transfer_starts(r->opts->transfer, r->spec, r->space, max, cfgs, &n);
+    int rc = n > 0 ? evaluate_or_queue(r, cfgs, n) : KT_OK;
+    free(cfgs);
     return rc;
 }
 
@@ -622,6 +643,8 @@ static int search(run *r)
     int rc = evaluate_default(r);
     if (rc == KT_OK && r->nstart > 0)
         rc = evaluate_or_queue(r, r->starts, r->nstart);
+    if (rc == KT_OK)
+        rc = evaluate_transfer(r);
     if (rc == KT_OK)
         rc = evaluate_warm(r);
     if (rc == KT_OK && r->queue) {

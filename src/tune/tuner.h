@@ -97,7 +97,14 @@ typedef struct kt_tune_opts {
     const char *model;      /* with a strategy of tune/model_start.h: the
                                trained model whose top predictions are the
                                start configurations (start is ignored) */
-    size_t top;             /* how many predictions (default 10) */
+    size_t top;             /* how many predictions (default 10), or with
+                               transfer how many of its configurations */
+    const struct ktune_transfer *transfer; /* what other devices' recordings
+                               of the kernel predict (tune/transfer.h): its top
+                               configurations valid here are evaluated after
+                               the default (instead of it with start_only) and
+                               before the strategy's proposals, in place of
+                               warm; NULL: none */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
