@@ -1068,8 +1068,8 @@ KTUNE_API const ktune_transfer_row *ktune_transfer_bench_row(const ktune_transfe
 
 /* Online tuning: the application runs its kernel through ktune, and ktune
  * explores while the application works.  Per problem, a list of candidate
- * configurations (the database's best for the problem, the spec's default,
- * the caller's seeds, a model's top k, the winners of the nearest problems
+ * configurations (the database's best for the problem, the caller's seeds,
+ * the spec's default, a model's top k, the winners of the nearest problems
  * the database holds, random valid ones) is compiled and verified by one
  * background thread, while each ktune_online_run runs a ready one
  * in-process on the application's own buffers and times it.  A policy
@@ -1078,20 +1078,36 @@ KTUNE_API const ktune_transfer_row *ktune_transfer_bench_row(const ktune_transfe
  * relative to all calls' time), else the best known serves.  Candidates
  * slower than drop_factor times the best are dropped after two calls.
  *
+ * Measurement: a call's time counts in a candidate's statistics only when
+ * no compilation or verification of ktune's ran during it, and not on the
+ * configuration's first call in the process (its cold start), which
+ * counts in the stream's time but not against the time bound.  A call that would explore while the background thread works
+ * serves the best known instead, and the thread pauses after its job (at
+ * most 1 s) until the caller has explored: candidates are timed on a
+ * machine no compiler of ktune's shares.  Halving measures the candidates
+ * within 5 % of its cut again (as many calls as the round's quota) before
+ * it drops any.  When one is left, its neighbours (each parameter one
+ * value either way; the first time also halving's runner-up and its
+ * neighbours) race against it in one round, then the winner's neighbours,
+ * up to 4 steps, until none is faster: a few random candidates rarely
+ * hold the best.  Compilations run on half the cores (1 to 8 at once).
+ *
  * Policies: "halving" (the default): successive halving, round r asking
  * 2^(r+1) calls of every candidate still in, keeping the faster half, until
  * one is left, which then serves every call (no more exploration; a UCB
  * bandit would keep paying for its confidence bounds forever, and one
  * kernel's production times are steady enough for a fixed schedule);
- * "none": no exploration, the database's best (else the default) serves.
+ * "none": no exploration, the database's best (else the first seed, else
+ * the default) serves.
  *
  * Correctness: with KTUNE_ONLINE_VERIFY_WORKER (the default) a new
  * configuration serves only after it ran once in the isolated worker
  * process on the spec's own generated data (not the application's) and
  * its outputs matched the reference kernel: a wrong or crashing candidate
- * is stored as such and never runs in the application.  The first candidate (the database's
- * best, else the spec's default) serves from the first call while its own
- * verification runs, since nothing else is built yet; a configuration the
+ * is stored as such and never runs in the application.  The first
+ * candidate (the database's best, else the first seed, else the spec's
+ * default) serves from the first call while its own verification runs,
+ * since nothing else is built yet; a configuration the
  * database holds as a success was verified when it was measured.  With
  * KTUNE_ONLINE_VERIFY_NONE candidates serve once compiled: in-process, a
  * crashing one crashes the application.
@@ -1129,7 +1145,8 @@ typedef struct ktune_online_opts {
                                 <= 0: no time bound */
     double drop_factor;      /* drop a candidate this many times slower than
                                 the best (2.0) */
-    size_t candidates;       /* per problem (16) */
+    size_t candidates;       /* per problem (16), before refinement's
+                                neighbours */
     const char *const *seeds; /* nseeds configuration keys tried first
                                 (invalid ones skipped) */
     size_t nseeds;

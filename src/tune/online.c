@@ -16,13 +16,23 @@
 #include "tune/tuner.h"
 #include "tune/warm.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SAMPLES 64 /* the last calls a candidate's median is taken over */
+/* Candidates whose medians lie within this share of halving's cut are
+ * measured again before it is made: two or four calls decide a close race
+ * by noise. */
+#define CLOSE 0.05
+/* Refinement: at most this many steps to a neighbour, each listing up to
+ * two neighbours per parameter of the centre. */
+#define REFINE_STEPS 4
 
 typedef enum cand_state {
     CAND_QUEUED,  /* listed, not built yet */
@@ -38,8 +48,10 @@ typedef struct cand {
     void *kernel;             /* set by the background thread before READY */
     /* the caller's thread */
     bool dropped;             /* the policy took it out of the race */
+    uint64_t calls;           /* calls served, cold and contended included */
     double samples[SAMPLES];
-    size_t n;                 /* calls served (samples holds the last ones) */
+    size_t n;                 /* quiet warm calls (samples holds the last) */
+    unsigned bonus;           /* calls asked beyond the round's quota */
     double med;               /* median of samples; NAN before the first */
     /* the stored row */
     bool want_record, recorded;
@@ -49,8 +61,10 @@ typedef struct cand {
 typedef struct oproblem {
     kt_problem prob;
     kt_space *space;
-    cand *c;                  /* nc candidates, fixed once listed */
-    size_t nc;
+    cand *c;                  /* nc candidates of cap; the listing's are
+                                 fixed, refinement appends (under the
+                                 mutex once listed) */
+    size_t nc, cap;
     bool listed;              /* under the mutex */
     int list_rc;              /* listing failed: the code and message */
     char list_msg[512];
@@ -63,6 +77,12 @@ typedef struct oproblem {
     uint64_t calls, explored;
     double time_ms, extra_ms;
     unsigned round;           /* successive halving */
+    bool rechecked;           /* this round's close ones were re-measured */
+    size_t center;            /* refining around it (SIZE_MAX: not yet) */
+    size_t center2;           /* and this one (SIZE_MAX: none) */
+    unsigned refines;         /* refinement steps made */
+    bool refine_wanted;       /* under the mutex: the background thread is
+                                 to list center's neighbours */
     bool converged;
 } oproblem;
 
@@ -92,6 +112,9 @@ struct kt_online {
     pthread_mutex_t mu;
     pthread_cond_t cv;        /* the background thread has work / did work */
     bool stop;
+    bool busy;                /* the background thread builds */
+    uint64_t busy_epoch;      /* builds started: a call saw none if unchanged */
+    bool quiet_wanted;        /* the last call would have explored */
     oproblem **p;
     size_t np, cap;
 };
@@ -111,7 +134,10 @@ kt_online_opts kt_online_defaults(void)
     o.candidates = 16;
     o.warm = KT_WARM_DEFAULT;
     o.model_k = 8;
-    o.backend.jobs = 2; /* compilers at once, beside the application */
+    /* Compilers at once, beside the application: half the cores (the
+     * caller's samples taken meanwhile are not used anyway), up to 8. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o.backend.jobs = cpus >= 16 ? 8 : cpus >= 2 ? (int)(cpus / 2) : 1;
     o.seed = 1;
     return o;
 }
@@ -208,6 +234,12 @@ static unsigned halving_quota(const oproblem *p)
     return 2u << (p->round < 20 ? p->round : 20);
 }
 
+/* The quiet samples c needs before this round ends. */
+static size_t halving_need(const oproblem *p, const cand *c)
+{
+    return halving_quota(p) + c->bonus;
+}
+
 static size_t halving_explore(oproblem *p)
 {
     if (p->converged)
@@ -215,7 +247,7 @@ static size_t halving_explore(oproblem *p)
     size_t pick = SIZE_MAX;
     for (size_t i = 0; i < p->nc; i++) {
         const cand *c = &p->c[i];
-        if (servable(c) && c->n < halving_quota(p) &&
+        if (servable(c) && c->n < halving_need(p, c) &&
             (pick == SIZE_MAX || c->n < p->c[pick].n))
             pick = i;
     }
@@ -228,17 +260,62 @@ static int cmp_med(const void *a, const void *b)
     return (x->med > y->med) - (x->med < y->med);
 }
 
+/* Once a round, before its cut between order[keep - 1] and order[keep]
+ * (sorted by median) is made: the candidates on either side within CLOSE
+ * of the other side are asked as many calls again as the round's quota.
+ * Whether any was. */
+static bool halving_recheck(oproblem *p, cand **order, size_t n, size_t keep)
+{
+    if (p->rechecked || keep == 0 || keep >= n)
+        return false;
+    p->rechecked = true;
+    double last_kept = order[keep - 1]->med, first_dropped = order[keep]->med;
+    bool any = false;
+    for (size_t k = 0; k < n; k++) {
+        bool close = k < keep ? order[k]->med * (1 + CLOSE) >= first_dropped
+                              : order[k]->med <= last_kept * (1 + CLOSE);
+        if (close) {
+            order[k]->bonus += halving_quota(p);
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* One candidate, w, is left: the neighbours of a good configuration (one
+ * parameter one value away) often hold a faster one, and a few random
+ * candidates rarely hold the best, so the background thread lists w's
+ * neighbours and they race against it (one round: the fastest stays).
+ * The first time, the runner-up r (SIZE_MAX: none) stays in the race with
+ * its neighbours too: a second start finds the best more often.
+ * Converged when w was the centre already (no neighbour beat it) or after
+ * REFINE_STEPS steps. */
+static void halving_refine(oproblem *p, size_t w, size_t r)
+{
+    if (w == SIZE_MAX || w == p->center || p->refines >= REFINE_STEPS) {
+        p->converged = true;
+        if (w != SIZE_MAX && !p->c[w].recorded)
+            make_record(&p->c[w]); /* the winner's row */
+        return;
+    }
+    p->center2 = p->center == SIZE_MAX ? r : SIZE_MAX;
+    p->center = w;
+    p->refines++;
+    p->round = 0;
+    p->refine_wanted = true;
+}
+
 /* The round ends when every live candidate has its quota (one still being
- * built holds the round open). */
+ * built holds the round open); close ones are measured again first. */
 static void halving_observe(oproblem *p, size_t i)
 {
     (void)i;
-    if (p->converged)
+    if (p->converged || p->refine_wanted)
         return;
     size_t nlive = 0;
     for (size_t k = 0; k < p->nc; k++) {
         const cand *c = &p->c[k];
-        if (live(c) && (c->state != CAND_READY || c->n < halving_quota(p)))
+        if (live(c) && (c->state != CAND_READY || c->n < halving_need(p, c)))
             return;
         nlive += live(c);
     }
@@ -250,14 +327,23 @@ static void halving_observe(oproblem *p, size_t i)
         if (live(&p->c[k]))
             order[n++] = &p->c[k];
     qsort(order, n, sizeof *order, cmp_med);
-    for (size_t k = (n + 1) / 2; k < n; k++)
-        drop_cand(p, (size_t)(order[k] - p->c));
-    p->round++;
-    if ((n + 1) / 2 <= 1) {
-        p->converged = true;
-        if (n > 0 && !order[0]->recorded)
-            make_record(order[0]); /* the winner's row */
+    /* A refinement's race is one round: the fastest stays. */
+    size_t keep = p->center != SIZE_MAX ? 1 : (n + 1) / 2;
+    if (halving_recheck(p, order, n, keep)) {
+        free(order);
+        return;
     }
+    /* Halving's runner-up stays for the first refinement. */
+    size_t second = keep == 1 && n > 1 && p->center == SIZE_MAX
+                        ? (size_t)(order[1] - p->c) : SIZE_MAX;
+    for (size_t k = keep + (second != SIZE_MAX); k < n; k++)
+        drop_cand(p, (size_t)(order[k] - p->c));
+    for (size_t k = 0; k < p->nc; k++)
+        p->c[k].bonus = 0;
+    p->round++;
+    p->rechecked = false;
+    if (keep <= 1)
+        halving_refine(p, n > 0 ? (size_t)(order[0] - p->c) : SIZE_MAX, second);
     free(order);
 }
 
@@ -294,7 +380,8 @@ static const kt_online_policy *policy_find(const char *name)
 static int add_cand(kt_online *on, oproblem *p, const uint16_t *cfg, kt_diag *diag)
 {
     const kt_spec *spec = on->spec;
-    if (p->nc >= on->opts.candidates || !kt_space_is_valid(p->space, cfg))
+    size_t limit = p->center != SIZE_MAX ? p->cap : on->opts.candidates;
+    if (p->nc >= limit || !kt_space_is_valid(p->space, cfg))
         return KT_OK;
     char *key = kt_spec_config_key(spec, cfg);
     if (!key)
@@ -343,7 +430,9 @@ static int take_best_row(void *user, const kt_db_row *row)
     return b->found;
 }
 
-/* The database's fastest configuration for this problem, then the default. */
+/* The database's fastest configuration for this problem, then the
+ * caller's seeds (its own prior: a configuration it trusts serves first),
+ * then the default. */
 static int list_known(kt_online *on, oproblem *p, uint16_t *cfg, kt_diag *diag)
 {
     int rc = KT_OK;
@@ -355,6 +444,8 @@ static int list_known(kt_online *on, oproblem *p, uint16_t *cfg, kt_diag *diag)
         if (rc == KT_OK && b.found)
             rc = add_cand(on, p, cfg, diag);
     }
+    for (size_t i = 0; rc == KT_OK && i < on->opts.nseeds; i++)
+        rc = add_cand(on, p, on->opts.seeds + i * on->spec->nparams, diag);
     kt_space_default(p->space, cfg);
     return rc == KT_OK ? add_cand(on, p, cfg, diag) : rc;
 }
@@ -401,7 +492,8 @@ static int list_cands(kt_online *on, oproblem *p, kt_diag *diag)
 {
     const kt_spec *spec = on->spec;
     uint16_t *cfg = malloc((spec->nparams ? spec->nparams : 1) * sizeof *cfg);
-    p->c = calloc(on->opts.candidates, sizeof *p->c);
+    p->cap = on->opts.candidates + (REFINE_STEPS + 1) * 2 * spec->nparams;
+    p->c = calloc(p->cap, sizeof *p->c);
     if (!cfg || !p->c) {
         free(cfg);
         return kt_fail(diag, KT_ENOMEM, "out of memory");
@@ -411,8 +503,6 @@ static int list_cands(kt_online *on, oproblem *p, kt_diag *diag)
         rc = kt_db_problem(on->db, on->db_kernel, p->prob.key, &p->db_problem, diag);
     if (rc == KT_OK)
         rc = list_known(on, p, cfg, diag);
-    for (size_t i = 0; rc == KT_OK && i < on->opts.nseeds; i++)
-        rc = add_cand(on, p, on->opts.seeds + i * spec->nparams, diag);
     if (rc == KT_OK)
         rc = list_model(on, p, diag);
     if (rc == KT_OK)
@@ -426,6 +516,37 @@ static int list_cands(kt_online *on, oproblem *p, kt_diag *diag)
         rc = kt_fail(diag, KT_EEMPTY, "%s: problem %s has no valid configuration",
                      spec->path, p->prob.key);
     return rc;
+}
+
+/* The neighbours of candidate centre (each parameter one value either
+ * way), valid and not listed yet, appended. */
+static void add_neighbours(kt_online *on, oproblem *p, size_t centre)
+{
+    const kt_spec *spec = on->spec;
+    uint16_t *cfg = malloc((spec->nparams ? spec->nparams : 1) * sizeof *cfg);
+    kt_diag d;
+    int rc = cfg ? KT_OK : KT_ENOMEM;
+    for (size_t k = 0; rc == KT_OK && k < spec->nparams; k++)
+        for (int step = -1; rc == KT_OK && step <= 1; step += 2) {
+            memcpy(cfg, p->c[centre].cfg, spec->nparams * sizeof *cfg);
+            long v = (long)cfg[k] + step;
+            if (v < 0 || v >= (long)spec->params[k].nvalues)
+                continue;
+            cfg[k] = (uint16_t)v;
+            rc = add_cand(on, p, cfg, &d);
+        }
+    free(cfg);
+}
+
+/* The centres' neighbours.  Under the mutex: the caller reads the list
+ * meanwhile; the few database lookups are short.  Whatever was listed
+ * races; nothing listed: the centre wins. */
+static void list_neighbours(kt_online *on, oproblem *p)
+{
+    add_neighbours(on, p, p->center);
+    if (p->center2 != SIZE_MAX)
+        add_neighbours(on, p, p->center2);
+    p->refine_wanted = false;
 }
 
 /* -------------------------------------- building (background thread) */
@@ -537,7 +658,7 @@ static void build_cands(kt_online *on, oproblem *p, size_t i, size_t n)
 
 /* --------------------------------------------- the background thread */
 
-typedef enum job_kind { JOB_NONE, JOB_LIST, JOB_RECORD, JOB_BUILD } job_kind;
+typedef enum job_kind { JOB_NONE, JOB_LIST, JOB_REFINE, JOB_RECORD, JOB_BUILD } job_kind;
 
 typedef struct job {
     job_kind kind;
@@ -546,14 +667,18 @@ typedef struct job {
     kt_result rec;
 } job;
 
-/* The next thing to do, under the mutex: list a new problem, store a row,
- * else build the next candidate of the problem with fewest built. */
+/* The next thing to do, under the mutex: list a new problem or a centre's
+ * neighbours, store a row, else build the next candidate of the problem
+ * with fewest built. */
 static job next_job(kt_online *on)
 {
     job j = {.kind = JOB_NONE};
     for (size_t k = 0; k < on->np; k++)
         if (!on->p[k]->listed)
             return (job){.kind = JOB_LIST, .p = on->p[k]};
+    for (size_t k = 0; k < on->np; k++)
+        if (on->p[k]->refine_wanted)
+            return (job){.kind = JOB_REFINE, .p = on->p[k]};
     for (size_t k = 0; k < on->np; k++) {
         oproblem *p = on->p[k];
         for (size_t i = 0; i < p->nc; i++)
@@ -565,9 +690,11 @@ static job next_job(kt_online *on)
             j = (job){.kind = JOB_BUILD, .p = p, .i = p->next_build};
     }
     if (j.kind == JOB_BUILD) {
-        /* The first alone: it serves as soon as it is built. */
+        /* The first with a full batch: compiled side by side, they cost the
+         * first call (which waits for the first) about what it alone would,
+         * and the others need not wait for its verification. */
         int jobs = on->opts.backend.jobs;
-        size_t batch = j.i == 0 || jobs < 1 ? 1 : (size_t)jobs;
+        size_t batch = jobs < 1 ? 1 : (size_t)jobs;
         j.n = batch < j.p->nc - j.i ? batch : j.p->nc - j.i;
         j.p->next_build += j.n;
     }
@@ -588,13 +715,38 @@ static void do_job(kt_online *on, job *j)
     } else if (j->kind == JOB_RECORD && on->db) {
         kt_db_record(on->db, on->db_device, on->db_kernel, p->db_problem,
                      p->c[j->i].key, &j->rec, &d);
+    } else if (j->kind == JOB_REFINE) {
+        pthread_mutex_lock(&on->mu);
+        list_neighbours(on, p);
+        pthread_mutex_unlock(&on->mu);
     } else if (j->kind == JOB_BUILD) {
         build_cands(on, p, j->i, j->n);
-        if (j->i + j->n == p->nc) { /* the last one: its buffers can go */
+        pthread_mutex_lock(&on->mu);
+        bool last = p->converged && j->i + j->n == p->nc;
+        pthread_mutex_unlock(&on->mu);
+        if (last) { /* nothing more to verify: its buffers can go */
             kt_worker_free(p->worker);
             p->worker = NULL;
         }
     }
+}
+
+/* Under the mutex: while the caller wants to explore, wait (at most
+ * KT_ONLINE_PAUSE_S, so that an application that stops calling does not
+ * hold the compiler): what it times then runs on a machine no compiler or
+ * worker of ours shares. */
+static void pause_for_caller(kt_online *on)
+{
+    if (!on->quiet_wanted)
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double s = until.tv_sec + until.tv_nsec * 1e-9 + KT_ONLINE_PAUSE_S;
+    until.tv_sec = (time_t)s;
+    until.tv_nsec = (long)((s - (double)until.tv_sec) * 1e9);
+    while (on->quiet_wanted && !on->stop)
+        if (pthread_cond_timedwait(&on->cv, &on->mu, &until) == ETIMEDOUT)
+            break;
 }
 
 static void *bg_main(void *arg)
@@ -602,14 +754,21 @@ static void *bg_main(void *arg)
     kt_online *on = arg;
     pthread_mutex_lock(&on->mu);
     while (!on->stop) {
-        job j = next_job(on);
+        pause_for_caller(on);
+        job j = on->stop ? (job){.kind = JOB_NONE} : next_job(on);
         if (j.kind == JOB_NONE) {
-            pthread_cond_wait(&on->cv, &on->mu);
+            if (!on->stop)
+                pthread_cond_wait(&on->cv, &on->mu);
             continue;
         }
+        /* Compiling and verifying compete with the caller's calls; listing
+         * and storing a row are short and mostly wait for the disk. */
+        on->busy = j.kind == JOB_BUILD;
+        on->busy_epoch += j.kind == JOB_BUILD;
         pthread_mutex_unlock(&on->mu);
         do_job(on, &j);
         pthread_mutex_lock(&on->mu);
+        on->busy = false;
         if (j.kind == JOB_BUILD)
             j.p->built += j.n;
         pthread_cond_broadcast(&on->cv);
@@ -699,10 +858,12 @@ int kt_online_open(const kt_spec *spec, const kt_online_opts *opts, kt_online **
     rc = own_opts(on, opts, diag);
     on->policy = policy_find(opts->policy ? opts->policy : KT_ONLINE_POLICY_DEFAULT);
     kt_rng_seed(&on->rng, opts->seed);
-    if (rc == KT_OK && !(on->be = kt_backend_for(spec->language)))
+    on->be = opts->backend_impl;
+    on->be_ctx = opts->backend_ctx;
+    if (rc == KT_OK && !on->be && !(on->be = kt_backend_for(spec->language)))
         rc = kt_fail(diag, KT_EBACKEND, "%s: no backend here runs this kernel's language",
                      spec->path);
-    if (rc == KT_OK)
+    if (rc == KT_OK && !opts->backend_impl)
         rc = on->be->open(spec, &on->opts.backend, &on->be_ctx, diag);
     if (rc == KT_OK)
         rc = open_store(on, opts->db_path, diag);
@@ -751,6 +912,7 @@ static int problem_get(kt_online *on, const kt_problem *prob, oproblem **out,
     memcpy(values, prob->values, prob->n * sizeof *values);
     p->prob = (kt_problem){.n = prob->n, .values = values, .key = key};
     p->best = SIZE_MAX;
+    p->center = p->center2 = SIZE_MAX;
     on->p[on->np++] = p;
     pthread_cond_broadcast(&on->cv);
     *out = p;
@@ -765,9 +927,18 @@ static bool any_queued(const oproblem *p)
     return false;
 }
 
+/* The caller waits: the background thread must not wait for it. */
+static void release_pause(kt_online *on)
+{
+    on->quiet_wanted = false;
+    pthread_cond_broadcast(&on->cv);
+}
+
 /* Wait (under the mutex) until some candidate of p can serve. */
 static int wait_servable(kt_online *on, oproblem *p, kt_diag *diag)
 {
+    if (!p->listed || find_best(p) == SIZE_MAX)
+        release_pause(on);
     while (!p->listed || (p->list_rc == KT_OK && find_best(p) == SIZE_MAX &&
                           any_queued(p)))
         pthread_cond_wait(&on->cv, &on->mu);
@@ -805,20 +976,43 @@ static void drop_slow(kt_online *on, oproblem *p)
     }
 }
 
-/* Under the mutex: what the call of candidate i, taking ms, teaches. */
-static void account(kt_online *on, oproblem *p, size_t i, size_t best, double ms)
+/* Under the mutex: what the call of candidate i, taking ms, teaches.  Its
+ * time counts in the stream's; in i's statistics only when quiet (no
+ * background job ran meanwhile) and warm (not i's first call here), and
+ * the cold call's time not in the exploration's time bound either. */
+static void account(kt_online *on, oproblem *p, size_t i, size_t best, double ms,
+                    bool quiet)
 {
+    cand *c = &p->c[i];
+    bool cold = c->calls++ == 0;
     p->calls++;
     p->time_ms += ms;
     if (i != best) {
         p->explored++;
-        if (p->c[best].n > 0 && ms > p->c[best].med)
+        if (!cold && p->c[best].n > 0 && ms > p->c[best].med)
             p->extra_ms += ms - p->c[best].med;
     }
-    add_sample(&p->c[i], ms);
-    drop_slow(on, p);
-    on->policy->observe(p, i);
+    if (quiet && !cold) {
+        add_sample(c, ms);
+        drop_slow(on, p);
+        on->policy->observe(p, i);
+        if (p->refine_wanted)
+            pthread_cond_broadcast(&on->cv);
+    }
     p->best = find_best(p);
+}
+
+/* Under the mutex: the candidate to run now.  A call that would explore
+ * while the background thread works serves the best known instead (its
+ * time would say little) and asks the thread to pause after its job. */
+static size_t choose(kt_online *on, oproblem *p, size_t best)
+{
+    size_t e = may_explore(on, p) ? on->policy->explore(p) : SIZE_MAX;
+    bool want = e != SIZE_MAX;
+    if (on->quiet_wanted && !want)
+        pthread_cond_broadcast(&on->cv);
+    on->quiet_wanted = want;
+    return want && !on->busy ? e : best;
 }
 
 int kt_online_run(kt_online *on, const kt_problem *prob, void **args,
@@ -833,12 +1027,11 @@ int kt_online_run(kt_online *on, const kt_problem *prob, void **args,
     int rc = problem_get(on, prob, &p, diag);
     if (rc == KT_OK)
         rc = wait_servable(on, p, diag);
-    size_t best = rc == KT_OK ? find_best(p) : SIZE_MAX, pick = best;
-    if (rc == KT_OK && may_explore(on, p)) {
-        size_t e = on->policy->explore(p);
-        pick = e != SIZE_MAX ? e : best;
-    }
+    size_t best = rc == KT_OK ? find_best(p) : SIZE_MAX;
+    size_t pick = rc == KT_OK ? choose(on, p, best) : SIZE_MAX;
     void *kernel = rc == KT_OK ? p->c[pick].kernel : NULL;
+    bool quiet = !on->busy;
+    uint64_t epoch = on->busy_epoch;
     pthread_mutex_unlock(&on->mu);
     if (rc != KT_OK)
         return rc;
@@ -847,7 +1040,7 @@ int kt_online_run(kt_online *on, const kt_problem *prob, void **args,
     if (rc != KT_OK)
         return rc;
     pthread_mutex_lock(&on->mu);
-    account(on, p, pick, best, ms);
+    account(on, p, pick, best, ms, quiet && !on->busy && on->busy_epoch == epoch);
     if (call)
         *call = (kt_online_call){p->c[pick].key, ms, pick != best};
     pthread_mutex_unlock(&on->mu);
@@ -885,10 +1078,12 @@ void kt_online_wait(kt_online *on)
     if (!on)
         return;
     pthread_mutex_lock(&on->mu);
+    release_pause(on);
     for (;;) {
         bool done = true;
         for (size_t k = 0; k < on->np && done; k++)
-            done = on->p[k]->listed && on->p[k]->built == on->p[k]->nc;
+            done = on->p[k]->listed && !on->p[k]->refine_wanted &&
+                   on->p[k]->built == on->p[k]->nc;
         if (done)
             break;
         pthread_cond_wait(&on->cv, &on->mu);
@@ -935,7 +1130,7 @@ void kt_online_close(kt_online *on)
         problem_free(on, on->p[k]);
     free(on->p);
     kt_db_close(on->db);
-    if (on->be_ctx)
+    if (on->be_ctx && !on->opts.backend_impl)
         on->be->close(on->be_ctx);
     free((char *)on->opts.backend.cache_dir);
     free((char *)on->opts.backend.compiler);

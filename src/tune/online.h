@@ -2,7 +2,7 @@
  * and ktune explores while the application works.
  *
  * Per problem, a list of candidate configurations (the database's best for
- * this problem, the spec's default, the caller's seeds, a model's top k,
+ * this problem, the caller's seeds, the spec's default, a model's top k,
  * the winners of the nearest problems the database holds, random
  * valid ones) is compiled and verified by one background thread, while the
  * caller's thread runs whichever is ready on the application's own buffers,
@@ -15,10 +15,22 @@
  * the isolated worker on the spec's own generated data and its outputs
  * matched the reference (KT_ONLINE_VERIFY_WORKER, the default): a wrong or
  * crashing candidate is dropped there and never runs in the application.
- * The first candidate (the database's best, else the spec's default) serves
+ * The first candidate (the database's best, else the first seed, else the
+ * spec's default) serves
  * from the first call, while its own verification runs: nothing else is
  * compiled yet.  With KT_ONLINE_VERIFY_NONE candidates serve once built: a
  * crashing one crashes the application (it runs in-process).
+ *
+ * Measurement: a sample counts in a candidate's statistics only if it was
+ * quiet, no compilation or verification of ours having run at any moment
+ * of the call, and not the configuration's first call in this
+ * process (its cold start: OpenMP starting its threads, first touches),
+ * which counts in the stream's time but neither in its statistics nor in
+ * the exploration's time bound.  A call that wants to explore while the
+ * background thread works serves the best known instead, and the thread
+ * pauses before its next job until the caller has explored (at most
+ * KT_ONLINE_PAUSE_S), so candidates are timed on a machine the compiler
+ * does not share.
  *
  * The database: each candidate's production time (median of its calls) is
  * stored once, when the policy drops it, when it wins, or at close, in the
@@ -61,7 +73,15 @@ typedef struct kt_online_opts {
     size_t warm;              /* nearest problems' winners taken */
     uint64_t seed;            /* random candidates */
     kt_online_verify verify;
+    /* NULL: the backend of the spec's language, opened and closed here;
+     * else this one with its context, already open, owned by the caller
+     * (the tests give a fake one with a fake clock). */
+    const kt_backend *backend_impl;
+    void *backend_ctx;
 } kt_online_opts;
+
+/* The longest the background thread waits for the caller to explore. */
+#define KT_ONLINE_PAUSE_S 1.0
 
 #define KT_ONLINE_POLICY_DEFAULT "halving"
 
@@ -94,8 +114,9 @@ int kt_online_run(kt_online *on, const kt_problem *prob, void **args,
 int kt_online_info_get(kt_online *on, const kt_problem *prob, kt_online_info *out,
                        kt_diag *diag);
 
-/* Wait until every candidate listed so far is built (or failed), for
- * tests and for a caller that prefers to pay compilation up front. */
+/* Wait until every candidate listed so far, and the neighbours the policy
+ * asked for, are built (or failed), for tests and for a caller that
+ * prefers to pay compilation up front. */
 void kt_online_wait(kt_online *on);
 
 #endif /* KT_ONLINE_H */
