@@ -1369,6 +1369,169 @@ KTUNE_API int ktune_selector_refresh(ktune_selector *sel, bool *changed,
 /* Problems the current index holds (for reports and tests). */
 KTUNE_API size_t ktune_selector_size(ktune_selector *sel);
 
+/* -------------------------------------------------------------- analysis */
+
+/* What makes a kernel fast and frugal (issue 14, docs/ANALYSIS.md): over
+ * the stored ok measurements of one kernel on one device, gradient-boosted
+ * trees (XGBoost) learn the time, the energy and the power per call from
+ * the tuning parameters and the problem's fields, cross-validated k-fold
+ * over configurations; the contributions of each feature to each
+ * prediction (TreeSHAP, exact) rank the parameters and their pairwise
+ * interactions; partial dependence shows how the top parameters move the
+ * prediction; an ablation on the measurements checks the ranking. */
+
+/* What a model learns. */
+typedef enum ktune_target {
+    KTUNE_TARGET_TIME,       /* "time": time_ms per call */
+    KTUNE_TARGET_ENERGY,     /* "energy": energy_j per call */
+    KTUNE_TARGET_POWER,      /* "power": power_w while timing */
+    KTUNE_TARGET_COUNT
+} ktune_target;
+
+/* The name of a target ("time", "energy", "power"; "unknown" out of
+ * range), and the target called name into *out (0, or KTUNE_ENOTFOUND).
+ * Thread-safe. */
+KTUNE_API const char *ktune_target_name(ktune_target t);
+KTUNE_API int ktune_target_parse(const char *name, ktune_target *out);
+
+/* What an analysis may be told.  Fill it with ktune_analyze_opts_init. */
+typedef struct ktune_analyze_opts {
+    size_t size;             /* sizeof(ktune_analyze_opts), set by _init */
+    const char *kernel;      /* the kernel (required) */
+    const char *device;      /* its device (NULL: the one device the kernel's
+                                rows have; several are an error naming them) */
+    const char *problem;     /* one problem key (NULL: every problem of the
+                                kernel, whose varying fields are features) */
+    unsigned targets;        /* bits 1u << KTUNE_TARGET_*: these must be
+                                modelled (a target without readings is an
+                                error); 0 (default): time, and energy and
+                                power where enough rows have them */
+    unsigned folds;          /* cross-validation folds, 2 to 20 (5) */
+    unsigned rounds;         /* boosting rounds (300) */
+    unsigned depth;          /* greatest tree depth (6) */
+    size_t shap_rows;        /* rows (a seeded sample) whose contributions
+                                rank the features and that partial dependence
+                                averages over (1000) */
+    size_t interaction_rows; /* of those, rows whose pairwise interactions
+                                are computed, which costs about 2 x features
+                                times as much per row (200) */
+    size_t top;              /* features with a partial dependence (3) */
+    uint64_t seed;           /* folds and samples (1) */
+    unsigned threads;        /* XGBoost's threads (1: results that do not
+                                depend on the machine) */
+} ktune_analyze_opts;
+
+/* Fill *o with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_analyze_opts_init(ktune_analyze_opts *o);
+
+/* A finished analysis; it does not change, so threads may read it at once. */
+typedef struct ktune_analysis ktune_analysis;
+
+/* Analyse the kernel o names (o required) in db into *out (caller frees
+ * with ktune_analysis_free).  Each target is learnt in log space (times
+ * span orders of magnitude); predictions are scored back in the target's
+ * own units.  Returns 0; KTUNE_EINVAL (NULL arguments, an o of another
+ * size or with options out of range, rows of several devices and no
+ * o->device, too few rows for the folds: at least max(10, 2 x folds)),
+ * KTUNE_ENOTFOUND (no ok row of that kernel, device or problem; a target
+ * asked for that too few rows have), KTUNE_EDB, KTUNE_ENOMEM, or
+ * XGBoost's failure; diag says which in one line. */
+KTUNE_API int ktune_analyze(ktune_db *db, const ktune_analyze_opts *o,
+                            ktune_analysis **out, ktune_diag *diag);
+KTUNE_API void ktune_analysis_free(ktune_analysis *a);
+
+/* What was analysed; strings belong to a. */
+typedef struct ktune_analysis_info {
+    const char *kernel, *device;
+    size_t rows;             /* ok configurations with a time */
+    size_t problems;         /* distinct problems among them */
+    size_t features;         /* features that vary (others are left out):
+                                tuning parameters first, then problem
+                                fields */
+    size_t tuning;           /* of which tuning parameters */
+    unsigned targets;        /* bits 1u << KTUNE_TARGET_* modelled */
+    unsigned folds;
+} ktune_analysis_info;
+
+KTUNE_API void ktune_analysis_describe(const ktune_analysis *a, ktune_analysis_info *out);
+/* The name of feature i (< features), or NULL. */
+KTUNE_API const char *ktune_analysis_feature(const ktune_analysis *a, size_t i);
+
+/* How well a target's model predicts configurations it was not trained
+ * on: every row predicted by the model of the folds that left it out. */
+typedef struct ktune_fit {
+    size_t rows;             /* rows with this target */
+    double r2;               /* coefficient of determination, target units */
+    double r2_log;           /* the same on the log of the target */
+    double mape;             /* mean absolute percentage error, % */
+    double spearman;         /* rank correlation of prediction and truth */
+    double seconds;          /* cross-validation and final fit */
+} ktune_fit;
+
+/* Target t's fit into *out: 0, or KTUNE_ENOTFOUND when t was not
+ * modelled. */
+KTUNE_API int ktune_analysis_fit(const ktune_analysis *a, ktune_target t, ktune_fit *out);
+
+/* A feature's importance, from the TreeSHAP contributions of each
+ * sampled row to the predicted log of the target. */
+typedef struct ktune_importance {
+    size_t feature;
+    double range;            /* the largest minus the smallest, over the
+                                feature's values, of its mean contribution to
+                                the rows of that value: exp(range) is how
+                                much worse its worst value is than its best
+                                (what an ablation measures, where effects
+                                add up); features are ranked by it */
+    double mean_abs;         /* the mean absolute contribution (0.1: the
+                                feature moves a typical prediction by about
+                                10 %) */
+    double share;            /* of mean_abs's sum over features */
+} ktune_importance;
+
+/* Target t's features, most important first, into out (up to cap); the
+ * number there is (0 when t was not modelled).  Likewise the pairs of
+ * features by the mean absolute TreeSHAP interaction value (each pair
+ * once, both halves summed), and the partial dependence of feature f
+ * (one of the top ones; others have none): for each value of f (at most
+ * 32, spread over its range), the mean prediction over the sampled rows
+ * with f set to it, in the target's units. */
+KTUNE_API size_t ktune_analysis_importance(const ktune_analysis *a, ktune_target t,
+                                           ktune_importance *out, size_t cap);
+
+typedef struct ktune_interaction {
+    size_t a, b;             /* features, a < b */
+    double mean_abs;
+} ktune_interaction;
+
+KTUNE_API size_t ktune_analysis_interactions(const ktune_analysis *a, ktune_target t,
+                                             ktune_interaction *out, size_t cap);
+
+typedef struct ktune_dependence {
+    const char *value;       /* the feature's value as stored; belongs to a */
+    double mean;             /* mean prediction with the feature at it */
+} ktune_dependence;
+
+KTUNE_API size_t ktune_analysis_dependence(const ktune_analysis *a, ktune_target t,
+                                           size_t f, ktune_dependence *out, size_t cap);
+
+/* The ablation of one tuning parameter, from the measurements alone: the
+ * best time measured with the parameter held at each of its values; the
+ * worst of those over the best time overall is the cost of fixing the
+ * parameter at its worst value (1: it does not matter; with several
+ * problems, the geometric mean of the problems' ratios). */
+typedef struct ktune_ablation {
+    size_t feature;
+    const char *worst;       /* that value; belongs to a */
+    double cost;
+} ktune_ablation;
+
+/* The tuning parameters in the order of the time model's importance,
+ * with their ablation, into out (up to cap); the number there.  *agrees
+ * (NULL: not wanted) is whether the top-ranked parameter costs at least as
+ * much as every lower-ranked one (a tie counts). */
+KTUNE_API size_t ktune_analysis_ablation(const ktune_analysis *a, ktune_ablation *out,
+                                         size_t cap, bool *agrees);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,7 @@ static const command COMMANDS[] = {
     {"evaluate", cli_evaluate, "measure a model's predictions on held-out problems"},
     {"predict", cli_predict, "the most likely configurations for one problem"},
     {"benchmark", cli_benchmark, "compare search strategies on a recorded space"},
+    {"analyze", cli_analyze, "what makes a kernel fast and frugal: models, importance"},
 };
 
 int cli_error(const char *fmt, ...)

@@ -29,11 +29,20 @@ static int xgb_fail(kt_diag *diag, int code, const char *what)
     return kt_fail(diag, code, "xgboost: %s: %.*s", what, len, e);
 }
 
-static int make_matrix(const kt_xgb_data *d, DMatrixHandle *out, kt_diag *diag)
+static int dense_matrix(const float *x, size_t n, size_t nf, DMatrixHandle *out,
+                        kt_diag *diag)
 {
     *out = NULL;
-    if (XGDMatrixCreateFromMat_omp(d->x, d->n, d->nf, NAN, out, 1) != 0)
+    if (XGDMatrixCreateFromMat_omp(x, n, nf, NAN, out, 1) != 0)
         return xgb_fail(diag, KT_ENOMEM, "creating a data matrix");
+    return KT_OK;
+}
+
+static int make_matrix(const kt_xgb_data *d, DMatrixHandle *out, kt_diag *diag)
+{
+    int rc = dense_matrix(d->x, d->n, d->nf, out, diag);
+    if (rc != KT_OK)
+        return rc;
     if (XGDMatrixSetFloatInfo(*out, "label", d->y, d->n) != 0 ||
         (d->w && XGDMatrixSetFloatInfo(*out, "weight", d->w, d->n) != 0))
         return xgb_fail(diag, KT_EINVAL, "setting labels");
@@ -122,6 +131,21 @@ int kt_xgb_train(const kt_xgb_data *d, const kt_xgb_opts *o, kt_xgb **out, kt_di
     return KT_OK;
 }
 
+/* XGBoost's output of shape[dim] into out, which holds exactly cap: a
+ * booster trained on other data gives another count. */
+static int take_result(const bst_ulong *shape, bst_ulong dim, const float *res, size_t n,
+                       float *out, size_t cap, kt_diag *diag)
+{
+    size_t count = 1;
+    for (bst_ulong i = 0; i < dim; i++)
+        count *= shape[i];
+    if (count != cap)
+        return kt_fail(diag, KT_EFORMAT, "xgboost: %zu predictions for %zu rows, "
+                       "expected %zu", count, n, cap);
+    memcpy(out, res, cap * sizeof *out);
+    return KT_OK;
+}
+
 int kt_xgb_predict(kt_xgb *b, const float *x, size_t n, size_t nf, float *out, size_t cap,
                    kt_diag *diag)
 {
@@ -140,14 +164,33 @@ int kt_xgb_predict(kt_xgb *b, const float *x, size_t n, size_t nf, float *out, s
     const float *res;
     if (XGBoosterPredictFromDense(b->h, values, config, NULL, &shape, &dim, &res) != 0)
         return xgb_fail(diag, KT_EFORMAT, "predicting");
-    size_t count = 1;
-    for (bst_ulong i = 0; i < dim; i++)
-        count *= shape[i];
-    if (count != cap)
-        return kt_fail(diag, KT_EFORMAT, "xgboost: %zu predictions for %zu rows, "
-                       "expected %zu", count, n, cap);
-    memcpy(out, res, cap * sizeof *out);
-    return KT_OK;
+    return take_result(shape, dim, res, n, out, cap, diag);
+}
+
+int kt_xgb_shap(kt_xgb *b, const float *x, size_t n, size_t nf, bool interactions,
+                float *out, size_t cap, kt_diag *diag)
+{
+    if (n == 0)
+        return cap == 0 ? KT_OK : kt_fail(diag, KT_EINVAL, "xgboost: no rows to explain");
+    /* contributions need a DMatrix: XGBoost 1.7's in-place prediction
+     * gives plain predictions only */
+    DMatrixHandle m;
+    int rc = dense_matrix(x, n, nf, &m, diag);
+    if (rc != KT_OK)
+        return rc;
+    char config[160];
+    snprintf(config, sizeof config,
+             "{\"type\": %d, \"training\": false, \"iteration_begin\": 0, "
+             "\"iteration_end\": 0, \"strict_shape\": false}", interactions ? 4 : 2);
+    const bst_ulong *shape;
+    bst_ulong dim;
+    const float *res;
+    if (XGBoosterPredictFromDMatrix(b->h, m, config, &shape, &dim, &res) != 0)
+        rc = xgb_fail(diag, KT_EFORMAT, "computing contributions");
+    else
+        rc = take_result(shape, dim, res, n, out, cap, diag);
+    XGDMatrixFree(m);
+    return rc;
 }
 
 int kt_xgb_save(kt_xgb *b, const char **bytes, size_t *len, kt_diag *diag)

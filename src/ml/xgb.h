@@ -53,6 +53,15 @@ int kt_xgb_train(const kt_xgb_data *d, const kt_xgb_opts *o, kt_xgb **out,
 int kt_xgb_predict(kt_xgb *b, const float *x, size_t n, size_t nf, float *out,
                    size_t cap, kt_diag *diag);
 
+/* Exact TreeSHAP explanations of n rows (XGBoost's prediction types 2
+ * and 4) into out of exactly cap floats: with interactions false, n x
+ * (nf + 1) contributions per row, the last the bias (they sum to the
+ * margin); else n x (nf + 1) x (nf + 1) interaction values, the pair (i,
+ * j) split evenly between [i][j] and [j][i], main effects on the diagonal.
+ * Regression boosters only. */
+int kt_xgb_shap(kt_xgb *b, const float *x, size_t n, size_t nf, bool interactions,
+                float *out, size_t cap, kt_diag *diag);
+
 /* The booster as bytes (XGBoost's UBJSON model format); *bytes stays valid
  * until the next call on b.  Boosting rounds kept: kt_xgb_rounds. */
 int kt_xgb_save(kt_xgb *b, const char **bytes, size_t *len, kt_diag *diag);

@@ -1,0 +1,41 @@
+#!/bin/sh
+# analyze_public.sh - `ktune analyze` over every public recording the
+# repository ships (bench/data/public: Kernel Tuner caches of five kernels
+# on 4-6 GPUs each; tests/data/kerneltuner) and the H100 GEMM database
+# with energy (bench/gpu/data), one kernel and device at a time, as the
+# table in docs/ANALYSIS.md.
+#
+#   sh bench/analyze_public.sh [KTUNE]     (default build/ktune)
+set -eu
+K=${1:-build/ktune}
+T=$(mktemp -d /tmp/ktune-analyze.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+# one database per kernel family: the two convolutions share a kernel name
+for f in bench/data/public/*/*.json.bz2 tests/data/kerneltuner/*.json; do
+    fam=$(basename "$(dirname "$f")")
+    "$K" import kerneltuner "$f" --db "$T/$fam.db" >/dev/null
+done
+cp bench/gpu/data/gemm-energy-h100.db "$T/h100.db"
+echo "| recording | kernel | device | rows | time R2 | R2 (log) | MAPE | Spearman | energy R2 | top parameter | ablation agrees | seconds |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for db in "$T"/*.db; do
+    sqlite3 "$db" "SELECT DISTINCT k.name, d.name FROM measurement m JOIN problem p ON
+        p.id = m.problem_id JOIN kernel k ON k.id = p.kernel_id JOIN device d ON
+        d.id = m.device_id WHERE m.status = 'ok' ORDER BY 1, 2" |
+    while IFS='|' read -r kern dev; do
+        "$K" analyze --db "$db" --kernel "$kern" --device "$dev" --json >"$T/out.json" \
+            2>"$T/err" || { echo "| $(basename "$db" .db) | $kern | $dev | $(cat "$T/err") |"; continue; }
+        python3 - "$T/out.json" "$(basename "$db" .db)" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["models"]["time"]
+e = j["models"].get("energy")
+f = lambda v: "n/a" if v is None else f"{v:.3f}"
+secs = sum(m["seconds"] for m in j["models"].values())
+print(f"| {sys.argv[2]} | {j['kernel']} | {j['device']} | {j['rows']} | {f(t['r2'])} | "
+      f"{f(t['r2_log'])} | {t['mape']:.1f}% | {f(t['spearman'])} | "
+      f"{f(e['r2']) if e else 'no energy'} | {t['importance'][0]['feature']} | "
+      f"{'yes' if j['ablation_agrees'] else 'no'} | {secs:.0f} |")
+PY
+    done
+done

@@ -1,0 +1,361 @@
+/* analyze.c - `ktune analyze`: what makes one kernel fast and frugal, from
+ * the results database (ktune_analyze in the library); this file parses
+ * and prints. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: ktune analyze --kernel NAME [--db FILE] [--device NAME] [--problem KEY]\n"
+    "                     [--target LIST] [--folds K] [--rounds N] [--top K]\n"
+    "                     [--seed N] [--threads N] [--json]\n\n"
+    "Learn the kernel's time, energy and power per call from its tuning\n"
+    "parameters and problem fields (gradient-boosted trees, XGBoost), over\n"
+    "every ok measurement of it in the database, own or imported; report\n"
+    "how well each model predicts configurations it was not trained on\n"
+    "(k-fold cross-validation over configurations: R-squared in the\n"
+    "target's units and of its log, mean absolute percentage error,\n"
+    "Spearman's rank correlation), which parameters matter, from the exact\n"
+    "TreeSHAP contributions of each configuration to the predicted log\n"
+    "(ranked by the factor between the mean contribution of a parameter's\n"
+    "worst value and that of its best; also the mean absolute contribution:\n"
+    "0.1 moves a typical configuration by about 10%), their strongest\n"
+    "interactions, the partial dependence of the top parameters, and an\n"
+    "ablation on the measurements: the best time with each parameter fixed\n"
+    "at its worst value, over the best time, which should be largest for\n"
+    "the parameter ranked first.\n\n"
+    "options:\n"
+    "  --kernel NAME       the kernel (required; 'ktune db best' lists them)\n"
+    "  --db FILE           results database (default ktune.db)\n"
+    "  --device NAME       its device, when the kernel's rows have several\n"
+    "  --problem KEY       only this problem (default: every problem of the\n"
+    "                      kernel, whose fields that vary are features)\n"
+    "  --target LIST       models to make, of time, energy, power, e.g.\n"
+    "                      time,energy; each must have readings (default: time,\n"
+    "                      and energy and power where enough rows have them)\n"
+    "  --folds K           cross-validation folds, 2 to 20 (default 5)\n"
+    "  --rounds N          boosting rounds (default 300)\n"
+    "  --top K             parameters with a partial dependence (default 3)\n"
+    "  --seed N            folds and samples (default 1)\n"
+    "  --threads N         XGBoost's threads (default 1)\n"
+    "  --json              one JSON object on stdout\n"
+    "  --help              this text\n\n"
+    CLI_EXIT_STATUS;
+
+typedef struct an_args {
+    const char *db;
+    ktune_analyze_opts o;
+    bool json;
+} an_args;
+
+static int parse_targets(const char *text, unsigned *mask)
+{
+    char *copy = strdup(text), *save = NULL;
+    if (!copy)
+        return cli_error("out of memory");
+    int rc = CLI_OK;
+    *mask = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && rc == CLI_OK; t = strtok_r(NULL, ",", &save)) {
+        ktune_target tg;
+        if (ktune_target_parse(t, &tg) != KTUNE_OK)
+            rc = cli_usage_error("analyze", "--target: unknown target '%s' (time, energy, "
+                                 "power)", t);
+        else
+            *mask |= 1u << tg;
+    }
+    free(copy);
+    return rc == CLI_OK && !*mask ? cli_usage_error("analyze", "--target is empty") : rc;
+}
+
+/* A numeric option into an unsigned or size_t field. */
+static int parse_num(const char *opt, const char *text, uint64_t lo, uint64_t hi,
+                     uint64_t *out)
+{
+    return cli_parse_range("analyze", opt, text, lo, hi, out);
+}
+
+static int parse_opt(int c, an_args *a)
+{
+    uint64_t v = 0;
+    int rc = CLI_OK;
+    switch (c) {
+    case 'k': a->o.kernel = optarg; break;
+    case 'd': a->db = optarg; break;
+    case 'D': a->o.device = optarg; break;
+    case 'p': a->o.problem = optarg; break;
+    case 't': rc = parse_targets(optarg, &a->o.targets); break;
+    case 'f': rc = parse_num("--folds", optarg, 2, 20, &v), a->o.folds = (unsigned)v; break;
+    case 'r': rc = parse_num("--rounds", optarg, 1, 100000, &v), a->o.rounds = (unsigned)v; break;
+    case 'T': rc = parse_num("--top", optarg, 0, 1000, &v), a->o.top = (size_t)v; break;
+    case 's': rc = cli_parse_u64("analyze", "--seed", optarg, &a->o.seed); break;
+    case 'n': rc = parse_num("--threads", optarg, 1, 1024, &v), a->o.threads = (unsigned)v; break;
+    case 'j': a->json = true; break;
+    default: rc = CLI_USAGE;
+    }
+    return rc;
+}
+
+static int parse(int argc, char **argv, an_args *a)
+{
+    static const struct option LONG[] = {
+        {"kernel", required_argument, 0, 'k'}, {"db", required_argument, 0, 'd'},
+        {"device", required_argument, 0, 'D'}, {"problem", required_argument, 0, 'p'},
+        {"target", required_argument, 0, 't'}, {"folds", required_argument, 0, 'f'},
+        {"rounds", required_argument, 0, 'r'}, {"top", required_argument, 0, 'T'},
+        {"seed", required_argument, 0, 's'},   {"threads", required_argument, 0, 'n'},
+        {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int c, rc = CLI_OK;
+    optind = 1;
+    while (rc == CLI_OK && (c = cli_getopt("analyze", argc, argv, LONG)) != -1) {
+        if (c == 'h') {
+            fputs(USAGE, stdout);
+            return -1;
+        }
+        rc = parse_opt(c, a);
+    }
+    if (rc == CLI_OK && optind != argc)
+        rc = cli_usage_error("analyze", "unexpected argument '%s'", argv[optind]);
+    if (rc == CLI_OK && !a->o.kernel)
+        rc = cli_usage_error("analyze", "--kernel NAME is required");
+    return rc;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static const char *UNITS[KTUNE_TARGET_COUNT] = {"ms", "J", "W"};
+
+static void print_fits(const ktune_analysis *an)
+{
+    printf("%-7s %6s %7s %8s %7s %9s %8s\n", "model", "rows", "R2", "R2(log)", "MAPE",
+           "Spearman", "seconds");
+    for (int t = 0; t < KTUNE_TARGET_COUNT; t++) {
+        ktune_fit f;
+        if (ktune_analysis_fit(an, (ktune_target)t, &f) == KTUNE_OK)
+            printf("%-7s %6zu %7.3f %8.3f %6.1f%% %9.3f %8.1f\n", ktune_target_name(t),
+                   f.rows, f.r2, f.r2_log, f.mape, f.spearman, f.seconds);
+    }
+}
+
+static void print_target(const ktune_analysis *an, ktune_target t, size_t nf)
+{
+    ktune_importance *imp = calloc(nf + 1, sizeof *imp);
+    ktune_interaction inter[5];
+    ktune_dependence dep[32];
+    size_t n = imp ? ktune_analysis_importance(an, t, imp, nf) : 0;
+    if (!n) {
+        free(imp);
+        return;
+    }
+    printf("\n%s: importance (worst / best value, by the mean SHAP contribution to log %s;"
+           " mean |SHAP|, share)\n", ktune_target_name(t), ktune_target_name(t));
+    for (size_t i = 0; i < n; i++)
+        printf("  %2zu. %-16s %7.3fx %8.4f %5.1f%%\n", i + 1,
+               ktune_analysis_feature(an, imp[i].feature), exp(imp[i].range), imp[i].mean_abs,
+               100 * imp[i].share);
+    size_t ni = ktune_analysis_interactions(an, t, inter, 5);
+    if (ni)
+        printf("  strongest interactions:");
+    for (size_t i = 0; i < ni; i++)
+        printf("%s %s x %s %.4f", i ? "," : "", ktune_analysis_feature(an, inter[i].a),
+               ktune_analysis_feature(an, inter[i].b), inter[i].mean_abs);
+    printf(ni ? "\n" : "");
+    for (size_t i = 0; i < n; i++) {
+        size_t nd = ktune_analysis_dependence(an, t, imp[i].feature, dep, 32);
+        if (!nd)
+            continue;
+        printf("  partial dependence of %s (%s):", ktune_analysis_feature(an, imp[i].feature),
+               UNITS[t]);
+        for (size_t k = 0; k < nd; k++)
+            printf(" %s:%.4g", dep[k].value, dep[k].mean);
+        printf("\n");
+    }
+    free(imp);
+}
+
+static void print_ablation(const ktune_analysis *an, size_t nf)
+{
+    ktune_ablation *ab = calloc(nf + 1, sizeof *ab);
+    bool agrees = false;
+    size_t n = ab ? ktune_analysis_ablation(an, ab, nf, &agrees) : 0;
+    if (n) {
+        printf("\nablation (best time with the parameter at its worst value / best time), "
+               "in the time model's order:\n");
+        size_t worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            printf("  %2zu. %-16s %8.3fx  at %s\n", i + 1,
+                   ktune_analysis_feature(an, ab[i].feature), ab[i].cost, ab[i].worst);
+            worst = ab[i].cost > ab[worst].cost ? i : worst;
+        }
+        if (agrees)
+            printf("importance agrees with ablation: %s, ranked first, costs the most\n",
+                   ktune_analysis_feature(an, ab[0].feature));
+        else
+            printf("importance disagrees with ablation: %s, ranked %zu, costs %.3fx, more "
+                   "than %s (ranked first, %.3fx)\n", ktune_analysis_feature(an, ab[worst].feature),
+                   worst + 1, ab[worst].cost, ktune_analysis_feature(an, ab[0].feature),
+                   ab[0].cost);
+    }
+    free(ab);
+}
+
+static void print_text(const ktune_analysis *an)
+{
+    ktune_analysis_info in;
+    ktune_analysis_describe(an, &in);
+    printf("%s on %s: %zu configurations, %zu problem%s, %zu features (%zu tuning "
+           "parameters), %u-fold cross-validation\n", in.kernel, in.device, in.rows,
+           in.problems, in.problems == 1 ? "" : "s", in.features, in.tuning, in.folds);
+    print_fits(an);
+    for (int t = 0; t < KTUNE_TARGET_COUNT; t++)
+        print_target(an, (ktune_target)t, in.features);
+    print_ablation(an, in.features);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+/* A new object naming feature f ("feature": its name). */
+static json_object *feature_entry(const ktune_analysis *an, size_t f)
+{
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "feature", json_object_new_string(ktune_analysis_feature(an, f)));
+    return e;
+}
+
+/* Feature f's partial dependence for target t, or NULL where it has none. */
+static json_object *dependence_json(const ktune_analysis *an, ktune_target t, size_t f)
+{
+    ktune_dependence d[32];
+    size_t nd = ktune_analysis_dependence(an, t, f, d, 32);
+    json_object *pts = nd ? json_object_new_array() : NULL;
+    for (size_t k = 0; k < nd; k++) {
+        json_object *p = json_object_new_object();
+        json_object_object_add(p, "value", json_object_new_string(d[k].value));
+        json_object_object_add(p, "mean", cli_json_double(d[k].mean));
+        json_object_array_add(pts, p);
+    }
+    return pts;
+}
+
+/* Target t's importance into o, with the partial dependences. */
+static void importance_json(const ktune_analysis *an, ktune_target t, size_t nf, json_object *o)
+{
+    json_object *imp = json_object_new_array(), *dep = json_object_new_object();
+    ktune_importance *im = calloc(nf + 1, sizeof *im);
+    size_t n = im ? ktune_analysis_importance(an, t, im, nf) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = feature_entry(an, im[i].feature);
+        json_object_object_add(e, "range", cli_json_double(im[i].range));
+        json_object_object_add(e, "mean_abs", cli_json_double(im[i].mean_abs));
+        json_object_object_add(e, "share", cli_json_double(im[i].share));
+        json_object_array_add(imp, e);
+        json_object *pts = dependence_json(an, t, im[i].feature);
+        if (pts)
+            json_object_object_add(dep, ktune_analysis_feature(an, im[i].feature), pts);
+    }
+    free(im);
+    json_object_object_add(o, "importance", imp);
+    json_object_object_add(o, "interactions", NULL); /* placeholder keeps the order */
+    json_object_object_add(o, "dependence", dep);
+}
+
+static json_object *interactions_json(const ktune_analysis *an, ktune_target t)
+{
+    json_object *inter = json_object_new_array();
+    ktune_interaction in[10];
+    size_t ni = ktune_analysis_interactions(an, t, in, 10);
+    for (size_t i = 0; i < ni; i++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "a", json_object_new_string(ktune_analysis_feature(an, in[i].a)));
+        json_object_object_add(e, "b", json_object_new_string(ktune_analysis_feature(an, in[i].b)));
+        json_object_object_add(e, "mean_abs", cli_json_double(in[i].mean_abs));
+        json_object_array_add(inter, e);
+    }
+    return inter;
+}
+
+static json_object *target_json(const ktune_analysis *an, ktune_target t, size_t nf)
+{
+    ktune_fit f;
+    if (ktune_analysis_fit(an, t, &f) != KTUNE_OK)
+        return NULL;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "rows", json_object_new_int64((int64_t)f.rows));
+    json_object_object_add(o, "r2", cli_json_double(f.r2));
+    json_object_object_add(o, "r2_log", cli_json_double(f.r2_log));
+    json_object_object_add(o, "mape", cli_json_double(f.mape));
+    json_object_object_add(o, "spearman", cli_json_double(f.spearman));
+    json_object_object_add(o, "seconds", cli_json_double(f.seconds));
+    importance_json(an, t, nf, o);
+    json_object_object_add(o, "interactions", interactions_json(an, t));
+    return o;
+}
+
+static json_object *ablation_json(const ktune_analysis *an, size_t nf, bool *agrees)
+{
+    json_object *arr = json_object_new_array();
+    ktune_ablation *ab = calloc(nf + 1, sizeof *ab);
+    size_t n = ab ? ktune_analysis_ablation(an, ab, nf, agrees) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = feature_entry(an, ab[i].feature);
+        json_object_object_add(e, "rank", json_object_new_int64((int64_t)i + 1));
+        json_object_object_add(e, "worst", json_object_new_string(ab[i].worst));
+        json_object_object_add(e, "cost", cli_json_double(ab[i].cost));
+        json_object_array_add(arr, e);
+    }
+    free(ab);
+    return arr;
+}
+
+static void print_json(const ktune_analysis *an)
+{
+    ktune_analysis_info in;
+    ktune_analysis_describe(an, &in);
+    json_object *j = json_object_new_object(), *feat = json_object_new_array(),
+                *models = json_object_new_object();
+    json_object_object_add(j, "kernel", json_object_new_string(in.kernel));
+    json_object_object_add(j, "device", json_object_new_string(in.device));
+    json_object_object_add(j, "rows", json_object_new_int64((int64_t)in.rows));
+    json_object_object_add(j, "problems", json_object_new_int64((int64_t)in.problems));
+    json_object_object_add(j, "folds", json_object_new_int64(in.folds));
+    for (size_t i = 0; i < in.features; i++)
+        json_object_array_add(feat, json_object_new_string(ktune_analysis_feature(an, i)));
+    json_object_object_add(j, "features", feat);
+    json_object_object_add(j, "tuning", json_object_new_int64((int64_t)in.tuning));
+    for (int t = 0; t < KTUNE_TARGET_COUNT; t++) {
+        json_object *m = target_json(an, (ktune_target)t, in.features);
+        if (m)
+            json_object_object_add(models, ktune_target_name(t), m);
+    }
+    json_object_object_add(j, "models", models);
+    bool agrees = false;
+    json_object_object_add(j, "ablation", ablation_json(an, in.features, &agrees));
+    json_object_object_add(j, "ablation_agrees", json_object_new_boolean(agrees));
+    cli_json_print(j);
+}
+
+int cli_analyze(int argc, char **argv)
+{
+    an_args a = {.db = "ktune.db"};
+    ktune_analyze_opts_init(&a.o);
+    int rc = parse(argc, argv, &a);
+    if (rc != CLI_OK)
+        return rc < 0 ? CLI_OK : rc;
+    ktune_diag diag = {{0}};
+    ktune_db *db = NULL;
+    ktune_analysis *an = NULL;
+    if (ktune_db_open(a.db, 0, &db, &diag) != KTUNE_OK)
+        return cli_error("%s", diag.msg);
+    if (ktune_analyze(db, &a.o, &an, &diag) != KTUNE_OK)
+        rc = cli_error("%s", diag.msg);
+    else if (a.json)
+        print_json(an);
+    else
+        print_text(an);
+    ktune_analysis_free(an);
+    ktune_db_close(db);
+    return rc;
+}

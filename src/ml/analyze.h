@@ -1,0 +1,70 @@
+/* analyze.h - the internals of `ktune analyze` (include/ktune.h,
+ * "analysis"): one kernel's stored measurements as coded features and
+ * targets (analyze_data.c, which also ablates the tuning parameters on the
+ * measurements), and what gradient-boosted models say about them
+ * (analyze.c: cross-validation, TreeSHAP importance and interactions,
+ * partial dependence).  The public handle is this struct itself. */
+#ifndef KT_ANALYZE_H
+#define KT_ANALYZE_H
+
+#include "store/db.h"
+
+typedef struct ktune_analysis kt_analysis;
+
+/* One feature: a tuning parameter or a problem field that varies. */
+typedef struct kt_afeature {
+    char *name;
+    bool tuning;           /* a tuning parameter, else a problem field */
+    bool numeric;          /* every value is a number */
+    size_t nvals;
+    char **vals;           /* distinct values, ascending (numbers by value) */
+    double *num;           /* what the models see for each: the number, or
+                              the value's index for text */
+} kt_afeature;
+
+/* What one target's model says. */
+typedef struct kt_atarget {
+    bool done;
+    ktune_fit fit;
+    ktune_importance *imp;       /* nf, most important first */
+    ktune_interaction *inter;    /* ninter pairs, strongest first */
+    size_t ninter;
+    size_t npd;                  /* features with a partial dependence */
+    size_t *pd_feature;          /* npd */
+    ktune_dependence **pd;       /* npd lists of pd_n[i] points */
+    size_t *pd_n;
+} kt_atarget;
+
+struct ktune_analysis {
+    char *kernel, *device;
+    size_t n, nf, ntuning, problems;
+    kt_afeature *f;                  /* nf: tuning parameters first */
+    uint32_t *code;                  /* n x nf: each row's value index */
+    uint32_t *prob;                  /* n: each row's problem index */
+    double *y[KTUNE_TARGET_COUNT];   /* n each; NAN where not read */
+    unsigned folds;
+    kt_atarget t[KTUNE_TARGET_COUNT];
+    ktune_ablation *abl;             /* nabl tuning parameters */
+    size_t nabl;
+    bool agrees;
+};
+
+/* The fewest rows an analysis with folds folds takes. */
+size_t kt_analysis_min_rows(unsigned folds);
+
+/* The ok rows o selects (kernel, device, problem) as a fresh analysis
+ * with features, codes and targets and nothing modelled yet.  Errors as
+ * ktune_analyze's. */
+int kt_analysis_load(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out,
+                     kt_diag *diag);
+
+/* Ablate the ntuning tuning parameters, listed in order (feature indices,
+ * most important first), on the measured times, and say whether the
+ * first costs at least as much as every other. */
+int kt_analysis_ablate(kt_analysis *a, const size_t *order, kt_diag *diag);
+
+/* The whole analysis (ktune_analyze without its argument checks). */
+int kt_analyze(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out, kt_diag *diag);
+void kt_analysis_free(kt_analysis *a);
+
+#endif /* KT_ANALYZE_H */

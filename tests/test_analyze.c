@@ -1,0 +1,225 @@
+/* test_analyze.c - ktune_analyze (include/ktune.h, "analysis") on a small
+ * synthetic kernel whose answer is known: A decides the time, B the power,
+ * C and the problem size barely matter; and the TreeSHAP wrapper it uses
+ * (ml/xgb.h: contributions sum to the prediction). */
+#include "ml/xgb.h"
+#include "test.h"
+
+#include <ktune.h>
+#include <math.h>
+
+static const char HEADER[] = "created,device,kernel,source_hash,problem,config,status,"
+                             "time_ms,min_ms,spread,compile_ms,energy_j,power_w,"
+                             "sm_clock_mhz,reps,detail\n";
+
+/* One CSV row of kernel on device; energy and power left out when power
+ * is 0. */
+static void row(FILE *f, const char *dev, const char *kernel, int n, int a, int b,
+                const char *c, double t, double power)
+{
+    fprintf(f, "\"2026-11-24T00:00:00.000Z\",\"%s\",\"%s\",\"h\",\"N=%d\","
+            "\"A=%d,B=%d,C=%s\",\"ok\",%.9g,%.9g,0,0,", dev, kernel, n, a, b, c, t, t);
+    if (power > 0)
+        fprintf(f, "%.9g,%.9g,", t * power / 1e3, power);
+    else
+        fprintf(f, ",,");
+    fprintf(f, "0,10,\"\"\n");
+}
+
+/* Kernel "syn": time = N/100 (1 + 2 |log2 A - 2|) (1 + B/10), 2% more at
+ * C=y; power = 100 + 20 B.  Kernel "few" has 6 rows, "noenergy" none, and
+ * "twodev" rows of two devices. */
+static ktune_db *synthetic(void)
+{
+    const char *csv = kt_test_tmp("syn.csv");
+    FILE *f = fopen(csv, "w");
+    CHECK(f != NULL);
+    fputs(HEADER, f);
+    static const char *const C[] = {"x", "y"};
+    for (int n = 100; n <= 200; n += 100)
+        for (int a = 1; a <= 8; a *= 2)
+            for (int b = 1; b <= 4; b++)
+                for (int c = 0; c < 2; c++) {
+                    double t = n / 100.0 * (1 + 2 * fabs(log2(a) - 2)) * (1 + b / 10.0) *
+                               (c ? 1.02 : 1);
+                    row(f, "dev", "syn", n, a, b, C[c], t, 100 + 20 * b);
+                    row(f, "dev", "noenergy", n, a, b, C[c], t, 0);
+                    row(f, c ? "dev2" : "dev", "twodev", n, a, b, C[c], t, 0);
+                }
+    for (int b = 1; b <= 6; b++)
+        row(f, "dev", "few", 100, 1, b, "x", b, 0);
+    fclose(f);
+    ktune_db *db = NULL;
+    ktune_diag d = {{0}};
+    CHECK(ktune_db_open(kt_test_tmp("syn.db"), KTUNE_DB_CREATE, &db, &d) == KTUNE_OK);
+    CHECK(ktune_db_import(db, KTUNE_IMPORT_CSV, csv, NULL, NULL, &d) == KTUNE_OK);
+    return db;
+}
+
+static void opts(ktune_analyze_opts *o, const char *kernel)
+{
+    ktune_analyze_opts_init(o);
+    o->kernel = kernel;
+    o->rounds = 60; /* quick under the sanitizers, enough for 64 rows */
+}
+
+static const char *top(const ktune_analysis *a, ktune_target t)
+{
+    ktune_importance imp[8];
+    size_t n = ktune_analysis_importance(a, t, imp, 8);
+    return n ? ktune_analysis_feature(a, imp[0].feature) : "";
+}
+
+static void test_models_rank_what_decides(void)
+{
+    ktune_db *db = synthetic();
+    ktune_analyze_opts o;
+    opts(&o, "syn");
+    ktune_analysis *a = NULL;
+    ktune_diag d = {{0}};
+    CHECK(ktune_analyze(db, &o, &a, &d) == KTUNE_OK);
+    ktune_analysis_info in;
+    ktune_analysis_describe(a, &in);
+    CHECK_EQ_INT(in.rows, 64);
+    CHECK_EQ_INT(in.problems, 2);
+    CHECK_EQ_INT(in.features, 4); /* A, B, C and the problem's N */
+    CHECK_EQ_INT(in.tuning, 3);
+    CHECK_STR(ktune_analysis_feature(a, 3), "N");
+    CHECK(ktune_analysis_feature(a, 4) == NULL);
+    CHECK_EQ_INT(in.targets, 7); /* time, energy and power: all present */
+    ktune_fit fit;
+    CHECK(ktune_analysis_fit(a, KTUNE_TARGET_TIME, &fit) == KTUNE_OK);
+    CHECK(fit.rows == 64 && fit.r2 > 0.8 && fit.spearman > 0.8 && fit.mape < 30);
+    CHECK(ktune_analysis_fit(a, KTUNE_TARGET_ENERGY, &fit) == KTUNE_OK && fit.r2 > 0.7);
+    CHECK_STR(top(a, KTUNE_TARGET_TIME), "A");
+    CHECK_STR(top(a, KTUNE_TARGET_POWER), "B");
+    ktune_interaction in6[8];
+    CHECK_EQ_INT(ktune_analysis_interactions(a, KTUNE_TARGET_TIME, in6, 8), 6);
+    CHECK(in6[0].a < in6[0].b && in6[0].mean_abs >= in6[5].mean_abs);
+    ktune_dependence pd[8];
+    size_t A = 0;
+    CHECK_EQ_INT(ktune_analysis_dependence(a, KTUNE_TARGET_TIME, A, pd, 8), 4);
+    CHECK_STR(pd[2].value, "4"); /* the best value predicts the least time */
+    CHECK(pd[2].mean < pd[0].mean && pd[2].mean < pd[3].mean);
+    ktune_analysis_free(a);
+    ktune_db_close(db);
+}
+
+/* Fixing A at 1 or 8 makes the best time 5x; B at 4 1.27x; C at y 1.02x:
+ * the ablation agrees with the importance. */
+static void test_ablation_agrees_with_importance(void)
+{
+    ktune_db *db = synthetic();
+    ktune_analyze_opts o;
+    opts(&o, "syn");
+    o.problem = "N=100";
+    ktune_analysis *a = NULL;
+    CHECK(ktune_analyze(db, &o, &a, NULL) == KTUNE_OK);
+    ktune_ablation ab[4];
+    bool agrees = false;
+    CHECK_EQ_INT(ktune_analysis_ablation(a, ab, 4, &agrees), 3);
+    CHECK(agrees);
+    CHECK_STR(ktune_analysis_feature(a, ab[0].feature), "A");
+    CHECK_NEAR(ab[0].cost, 5, 1e-9);
+    CHECK(strcmp(ab[0].worst, "1") == 0 || strcmp(ab[0].worst, "8") == 0);
+    for (int i = 1; i < 3; i++) {
+        const char *name = ktune_analysis_feature(a, ab[i].feature);
+        CHECK_NEAR(ab[i].cost, strcmp(name, "B") == 0 ? 1.4 / 1.1 : 1.02, 1e-9);
+    }
+    ktune_analysis_free(a);
+    ktune_db_close(db);
+}
+
+static bool one_line(const ktune_diag *d) { return d->msg[0] && !strchr(d->msg, '\n'); }
+
+static void expect(ktune_db *db, const ktune_analyze_opts *o, int code, const char *text)
+{
+    ktune_analysis *a = (ktune_analysis *)1;
+    ktune_diag d = {{0}};
+    CHECK_EQ_INT(ktune_analyze(db, o, &a, &d), code);
+    CHECK(a == NULL && one_line(&d));
+    if (!strstr(d.msg, text))
+        printf("diag: %s\n", d.msg);
+    CHECK(strstr(d.msg, text) != NULL);
+}
+
+static void test_bad_input_is_one_line(void)
+{
+    ktune_db *db = synthetic();
+    ktune_analyze_opts o;
+    opts(&o, "nosuch");
+    expect(db, &o, KTUNE_ENOTFOUND, "no ok measurement of kernel 'nosuch'");
+    opts(&o, "few");
+    expect(db, &o, KTUNE_EINVAL, "has 6 ok configurations");
+    opts(&o, "noenergy");
+    o.targets = 1u << KTUNE_TARGET_ENERGY;
+    expect(db, &o, KTUNE_ENOTFOUND, "0 of 64 rows have a reading of energy");
+    opts(&o, "twodev");
+    expect(db, &o, KTUNE_EINVAL, "several devices");
+    o.device = "dev2";
+    o.folds = 1;
+    expect(db, &o, KTUNE_EINVAL, "1 folds");
+    o.folds = 5;
+    o.size = 8;
+    expect(db, &o, KTUNE_EINVAL, "ktune_analyze_opts_init");
+    o.size = sizeof o;
+    expect(NULL, &o, KTUNE_EINVAL, "db is NULL");
+    /* without energy asked for, the kernel is analysed on time alone */
+    opts(&o, "noenergy");
+    ktune_analysis *a = NULL;
+    CHECK(ktune_analyze(db, &o, &a, NULL) == KTUNE_OK);
+    ktune_analysis_info in;
+    ktune_analysis_describe(a, &in);
+    ktune_fit fit;
+    CHECK(in.targets == 1 && ktune_analysis_fit(a, KTUNE_TARGET_ENERGY, &fit) ==
+                                 KTUNE_ENOTFOUND);
+    ktune_analysis_free(a);
+    ktune_analysis_free(NULL);
+    ktune_db_close(db);
+}
+
+static void test_target_names(void)
+{
+    ktune_target t;
+    CHECK(ktune_target_parse("energy", &t) == KTUNE_OK && t == KTUNE_TARGET_ENERGY);
+    CHECK(ktune_target_parse("joules", &t) == KTUNE_ENOTFOUND);
+    CHECK_STR(ktune_target_name(KTUNE_TARGET_POWER), "power");
+    CHECK_STR(ktune_target_name(KTUNE_TARGET_COUNT), "unknown");
+}
+
+/* TreeSHAP's contributions of a row sum to the booster's prediction, and
+ * its interaction values to the contributions. */
+static void test_shap_sums_to_prediction(void)
+{
+    enum { N = 40, NF = 2 };
+    float x[N * NF], y[N], p[N], c[N * (NF + 1)], in[N * (NF + 1) * (NF + 1)];
+    for (int i = 0; i < N; i++) {
+        x[i * NF] = (float)(i % 5);
+        x[i * NF + 1] = (float)(i / 5);
+        y[i] = x[i * NF] * x[i * NF + 1] + 3 * x[i * NF];
+    }
+    const char *params[] = {"objective", "reg:squarederror", "max_depth", "3", NULL};
+    kt_xgb_data data = {.x = x, .y = y, .n = N, .nf = NF};
+    kt_xgb_opts xo = {.params = params, .rounds = 20};
+    kt_xgb *b = NULL;
+    kt_diag d = {{0}};
+    CHECK(kt_xgb_train(&data, &xo, &b, &d) == KT_OK);
+    CHECK(kt_xgb_predict(b, x, N, NF, p, N, &d) == KT_OK);
+    CHECK(kt_xgb_shap(b, x, N, NF, false, c, N * (NF + 1), &d) == KT_OK);
+    CHECK(kt_xgb_shap(b, x, N, NF, true, in, N * (NF + 1) * (NF + 1), &d) == KT_OK);
+    for (int i = 0; i < N; i++) {
+        float *ci = c + i * (NF + 1), *ii = in + i * (NF + 1) * (NF + 1);
+        CHECK_NEAR(ci[0] + ci[1] + ci[2], p[i], 1e-3);
+        CHECK_NEAR(ii[0] + ii[1], ci[0], 1e-3); /* row 0 of the matrix: feature 0 */
+    }
+    CHECK(kt_xgb_shap(b, x, N, NF, false, c, 7, &d) == KT_EFORMAT); /* wrong size */
+    kt_xgb_free(b);
+}
+
+static const kt_test TESTS[] = {
+    KT_T(test_models_rank_what_decides), KT_T(test_ablation_agrees_with_importance),
+    KT_T(test_bad_input_is_one_line),    KT_T(test_target_names),
+    KT_T(test_shap_sums_to_prediction),
+};
+
+KT_TEST_MAIN(TESTS)
