@@ -2,7 +2,8 @@
 # analyze_public.sh - `ktune analyze` over every public recording the
 # repository ships (bench/data/public: Kernel Tuner caches of five kernels
 # on 4-6 GPUs each; tests/data/kerneltuner) and the H100 GEMM database
-# with energy (bench/gpu/data), one kernel and device at a time, as the
+# with energy (bench/gpu/data) and the synthetic one with energy
+# (tests/data/energy), one kernel and device at a time, as the
 # table in docs/ANALYSIS.md.
 #
 #   sh bench/analyze_public.sh [KTUNE]     (default build/ktune)
@@ -15,6 +16,7 @@ for f in bench/data/public/*/*.json.bz2 tests/data/kerneltuner/*.json; do
     fam=$(basename "$(dirname "$f")")
     "$K" import kerneltuner "$f" --db "$T/$fam.db" >/dev/null
 done
+"$K" import csv tests/data/energy/saxpy-energy.csv --db "$T/energy.db" >/dev/null
 cp bench/gpu/data/gemm-energy-h100.db "$T/h100.db"
 echo "| recording | kernel | device | rows | time R2 | R2 (log) | MAPE | Spearman | energy R2 | top parameter | ablation agrees | seconds |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
