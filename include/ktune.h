@@ -709,7 +709,10 @@ typedef void (*ktune_train_progress_fn)(void *user, int epoch, double train_loss
  * ktune_train_opts_init; strings are borrowed for the call. */
 typedef struct ktune_train_opts {
     size_t size;             /* sizeof(ktune_train_opts), set by _init */
-    const char *method;      /* a name of ktune_method_at ("knn") */
+    const char *method;      /* a name of ktune_method_at, or NULL or
+                                "auto": chosen by validation on the
+                                training part (ktune_model_candidate_at)
+                                (NULL) */
     const char *where;       /* only problems with these field values
                                 ("data_type=FP32,direction=F"); NULL: all */
     double holdout;          /* share of problems held out for evaluation,
@@ -727,7 +730,9 @@ typedef struct ktune_train_opts {
     int batch;               /* sequences per step (32) */
     double lr;               /* learning rate (xgboost: eta), above 0 to 1 */
     double dropout;          /* 0 to below 1 (0.2) */
-    double seconds;          /* stop after the epoch past this; 0: no limit */
+    double seconds;          /* stop after the epoch past this; 0: no
+                                limit (a chosen method: 25 for each
+                                candidate and for the final training) */
     bool paper_decoder;      /* hybrids exactly as the paper: the decoder
                                 does not read the tokens chosen before */
     ktune_train_progress_fn progress; /* NULL: silent */
@@ -739,7 +744,13 @@ KTUNE_API void ktune_train_opts_init(ktune_train_opts *o);
 
 /* Train a model of kernel's results in db into *out (ktune_model_free):
  * each problem's best ok configuration, or every ok measurement for a
- * method with every_measurement.  Returns 0; KTUNE_EINVAL for a NULL
+ * method with every_measurement.  Without a method (NULL or "auto") the
+ * candidates knn, xgboost, encdec and ensemble are trained on most of the
+ * training part and scored on the rest of it (a seeded inner split, 10 to
+ * 25% of it; the held-out part is never read), the one with the best
+ * perfect prediction at top-1 plus top-10 (the earlier on a tie) is
+ * trained again on the whole training part, and the model keeps every
+ * candidate's scores (ktune_model_candidate_at).  Returns 0; KTUNE_EINVAL for a NULL
  * argument, an option that does not fit (an unknown method, a holdout
  * with an every_measurement method, a split_ignore field the problems
  * lack, too few samples), KTUNE_ENOTFOUND when no ok row matches,
@@ -766,6 +777,8 @@ typedef struct ktune_model_info {
     size_t ninputs;          /* descriptor fields */
     size_t noutputs;         /* tuning parameters */
     size_t ntrain, ntest;    /* samples trained on, held out */
+    size_t nvalidation;      /* training samples the method was chosen on
+                                (ktune_model_candidate_at); 0: it was given */
 } ktune_model_info;
 
 /* Describe m into *out; KTUNE_EINVAL for NULL. */
@@ -774,6 +787,22 @@ KTUNE_API int ktune_model_describe(const ktune_model *m, ktune_model_info *out);
  * range.  Owned by the model. */
 KTUNE_API const char *ktune_model_input_name(const ktune_model *m, size_t i);
 KTUNE_API const char *ktune_model_output_name(const ktune_model *m, size_t i);
+
+/* A method tried when training chose the method (ktune_train_opts.method
+ * NULL or "auto"), with its scores on the validation samples. */
+typedef struct ktune_model_candidate {
+    const char *method;      /* a name of ktune_method_at; static */
+    double top1, top10;      /* %: validation problems whose best
+                                configuration was the first prediction,
+                                among the first 10 (unconstrained beam) */
+    bool chosen;             /* the model's method */
+} ktune_model_candidate;
+
+/* The i-th candidate (i = 0, 1, ..., in the order tried) into *out; 0,
+ * KTUNE_ENOTFOUND past the last (at once when the method was given),
+ * KTUNE_EINVAL for NULL.  Thread-safe on a shared model. */
+KTUNE_API int ktune_model_candidate_at(const ktune_model *m, size_t i,
+                                       ktune_model_candidate *out);
 
 /* The configurations a prediction found, best first. */
 typedef struct ktune_predictions ktune_predictions;

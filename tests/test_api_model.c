@@ -44,6 +44,7 @@ static ktune_model *toy_model(void)
     ktune_diag d = {{0}};
     ktune_train_opts o;
     ktune_train_opts_init(&o);
+    o.method = "knn";
     o.holdout = 0.25;
     o.seed = 3;
     o.k = 3;

@@ -33,7 +33,7 @@ int ktune_method_at(size_t i, ktune_method_info *out)
 
 void ktune_train_opts_init(ktune_train_opts *o)
 {
-    *o = (ktune_train_opts){.size = sizeof *o, .method = "knn", .holdout = 0.2, .seed = 1,
+    *o = (ktune_train_opts){.size = sizeof *o, .method = NULL, .holdout = 0.2, .seed = 1,
                             .k = 5};
 }
 
@@ -77,7 +77,17 @@ int ktune_model_describe(const ktune_model *m, ktune_model_info *out)
     kt_model_describe(m, &i);
     *out = (ktune_model_info){.method = i.method, .kernel = i.kernel, .where = i.where,
                               .ninputs = i.nin, .noutputs = i.nout, .ntrain = i.ntrain,
-                              .ntest = i.ntest};
+                              .ntest = i.ntest, .nvalidation = i.nval};
+    return KT_OK;
+}
+
+int ktune_model_candidate_at(const ktune_model *m, size_t i, ktune_model_candidate *out)
+{
+    if (!m || !out)
+        return KT_EINVAL;
+    if (i >= m->ncand)
+        return KT_ENOTFOUND;
+    *out = m->cand[i];
     return KT_OK;
 }
 

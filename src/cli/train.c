@@ -17,7 +17,13 @@ static const char USAGE[] =
     "  --kernel NAME       the kernel (for imported MIOpen data: the solver)\n"
     "  --where F=V,...     only problems with these field values, e.g.\n"
     "                      data_type=FP32 (the paper's \"Full\"), FP16 (\"Half\")\n"
-    "  --model METHOD      knn (k nearest neighbours; default), naive_bayes\n"
+    "  --model METHOD      auto (the default): knn, xgboost, encdec and ensemble\n"
+    "                      are trained on most of the training part and scored\n"
+    "                      on the rest of it (never the held-out part); the\n"
+    "                      best at perfect top-1 plus top-10 is trained again\n"
+    "                      on the whole training part; each training stops\n"
+    "                      after --seconds (25). Or one method:\n"
+    "                      knn (k nearest neighbours), naive_bayes\n"
     "                      (Gaussian), tree (CART), forest (30 random trees),\n"
     "                      svc (libsvm); the paper's sequence models encdec,\n"
     "                      attention, hybrid, hybrid2; ensemble (encdec\n"
@@ -64,6 +70,37 @@ static void progress(void *user, int epoch, double train_loss, double val_loss,
             train_loss, val_loss, seconds);
 }
 
+/* The line that says which method was chosen and how the candidates
+ * scored; nothing when the method was given. */
+static void print_choice(const ktune_model *m, const ktune_model_info *info)
+{
+    ktune_model_candidate c;
+    if (ktune_model_candidate_at(m, 0, &c) != KTUNE_OK)
+        return;
+    printf("method chosen on %zu of the %zu training samples (perfect top-1 / top-10 %%):",
+           info->nvalidation, info->ntrain);
+    for (size_t i = 0; ktune_model_candidate_at(m, i, &c) == KTUNE_OK; i++)
+        printf("%s %s %.1f / %.1f%s", i ? "," : "", c.method, c.top1, c.top10,
+               c.chosen ? " (chosen)" : "");
+    printf("\n");
+}
+
+/* The candidates as a JSON array (empty when the method was given). */
+static json_object *choice_json(const ktune_model *m)
+{
+    json_object *a = json_object_new_array();
+    ktune_model_candidate c;
+    for (size_t i = 0; ktune_model_candidate_at(m, i, &c) == KTUNE_OK; i++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "method", json_object_new_string(c.method));
+        json_object_object_add(o, "top1", json_object_new_double(c.top1));
+        json_object_object_add(o, "top10", json_object_new_double(c.top10));
+        json_object_object_add(o, "chosen", json_object_new_boolean(c.chosen));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
 /* The line (or with json the object) that says what was trained. */
 static void report(const ktune_model *m, const char *out, bool json)
 {
@@ -74,6 +111,7 @@ static void report(const ktune_model *m, const char *out, bool json)
                "outputs\n", out, info.method, info.ntrain, info.kernel,
                *info.where ? " where " : "", info.where, info.ntest, info.ninputs,
                info.noutputs);
+        print_choice(m, &info);
         return;
     }
     json_object *o = json_object_new_object();
@@ -81,10 +119,13 @@ static void report(const ktune_model *m, const char *out, bool json)
     const char *text[] = {out, info.method, info.kernel, info.where};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         json_object_object_add(o, keys[i], json_object_new_string(text[i]));
-    const char *nkeys[] = {"train_samples", "test_samples", "inputs", "outputs"};
-    const size_t n[] = {info.ntrain, info.ntest, info.ninputs, info.noutputs};
+    const char *nkeys[] = {"train_samples", "test_samples", "inputs", "outputs",
+                           "validation_samples"};
+    const size_t n[] = {info.ntrain, info.ntest, info.ninputs, info.noutputs,
+                        info.nvalidation};
     for (size_t i = 0; i < sizeof nkeys / sizeof *nkeys; i++)
         json_object_object_add(o, nkeys[i], json_object_new_int64((int64_t)n[i]));
+    json_object_object_add(o, "candidates", choice_json(m));
     cli_json_print(o);
 }
 

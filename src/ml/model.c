@@ -34,10 +34,10 @@ int kt_method_lookup(const char *name, const kt_method **out, kt_diag *diag)
 {
     if ((*out = name ? kt_method_find(name, 0) : NULL))
         return KT_OK;
-    char names[256] = "";
+    char names[256] = KT_METHOD_AUTO; /* training's default: choose */
     for (size_t i = 0; i < KT_ARRAY_LEN(METHODS); i++)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                 i ? ", " : "", METHODS[i]->name);
+        snprintf(names + strlen(names), sizeof names - strlen(names), ", %s",
+                 METHODS[i]->name);
     return kt_fail(diag, KT_EINVAL, "unknown method '%s' (available: %s)",
                    name ? name : "(none)", names);
 }
@@ -56,6 +56,16 @@ void kt_samples_clear(samples *s)
     *s = (samples){0};
 }
 
+void kt_dataset_rows(const kt_dataset *d, const size_t *idx, size_t n, uint16_t *x,
+                     double *xnum, uint16_t *y)
+{
+    for (size_t i = 0; i < n; i++) {
+        memcpy(x + i * d->nin, d->x + idx[i] * d->nin, d->nin * sizeof *x);
+        memcpy(xnum + i * d->nin, d->xnum + idx[i] * d->nin, d->nin * sizeof *xnum);
+        memcpy(y + i * d->nout, d->y + idx[i] * d->nout, d->nout * sizeof *y);
+    }
+}
+
 static int samples_take(samples *s, const kt_dataset *d, const size_t *idx, size_t n)
 {
     s->n = n;
@@ -65,13 +75,10 @@ static int samples_take(samples *s, const kt_dataset *d, const size_t *idx, size
     s->problem = calloc(n + 1, sizeof *s->problem);
     if (!s->x || !s->xnum || !s->y || !s->problem)
         return KT_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(s->x + i * d->nin, d->x + idx[i] * d->nin, d->nin * sizeof *s->x);
-        memcpy(s->xnum + i * d->nin, d->xnum + idx[i] * d->nin, d->nin * sizeof *s->xnum);
-        memcpy(s->y + i * d->nout, d->y + idx[i] * d->nout, d->nout * sizeof *s->y);
+    kt_dataset_rows(d, idx, n, s->x, s->xnum, s->y);
+    for (size_t i = 0; i < n; i++)
         if (!(s->problem[i] = kt_strdup(d->problem[idx[i]])))
             return KT_ENOMEM;
-    }
     if (d->rel && !(s->rel = malloc((n + 1) * sizeof *s->rel)))
         return KT_ENOMEM;
     for (size_t i = 0; d->rel && i < n; i++)
@@ -173,6 +180,8 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
                    kt_diag *diag)
 {
     *out = NULL;
+    if (kt_method_is_auto(o->method))
+        return kt_model_choose(d, o, out, diag);
     const kt_method *method;
     int mrc = kt_method_lookup(o->method, &method, diag);
     if (mrc != KT_OK)
@@ -235,6 +244,7 @@ void kt_model_free(kt_model *m)
     free(m->train_feat);
     free(m->kernel);
     free(m->where);
+    free(m->cand);
     if (m->method)
         m->method->free(m->state);
     free(m);
@@ -244,7 +254,7 @@ void kt_model_describe(const kt_model *m, kt_model_info *info)
 {
     *info = (kt_model_info){.method = m->method->name, .kernel = m->kernel, .where = m->where,
                             .nin = m->nin, .nout = m->nout, .ntrain = m->train.n,
-                            .ntest = m->test.n,
+                            .ntest = m->test.n, .nval = m->nval,
                             .in_names = (const char *const *)m->in_names,
                             .out_names = (const char *const *)m->out_names,
                             .in_vocab = m->in_vocab, .out_vocab = m->out_vocab};

@@ -54,7 +54,7 @@ void kt_model_free(kt_model *m);
 /* What evaluation and prediction need to know about a model. */
 typedef struct kt_model_info {
     const char *method, *kernel, *where;
-    size_t nin, nout, ntrain, ntest;
+    size_t nin, nout, ntrain, ntest, nval;
     const char *const *in_names, *const *out_names;
     const kt_vocab *in_vocab, *out_vocab;
 } kt_model_info;

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #define MAGIC "KTUNEMDL"
-#define FORMAT_VERSION 1
+/* 2: the choice of the method (the candidates' scores) after the scales. */
+#define FORMAT_VERSION 2
+#define MAX_CANDIDATES 64
 
 /* Little-endian-as-the-host binary: the file is for the machine family
  * that wrote it (x86-64, aarch64), like the compiled-kernel cache. */
@@ -45,6 +47,18 @@ static void put_samples(FILE *f, const kt_model *m, const samples *s)
     kt_put(f, s->y, s->n * m->nout * sizeof *s->y);
     for (size_t i = 0; i < s->n; i++)
         put_str(f, s->problem[i]);
+}
+
+/* Which methods were tried when training chose one, and their scores. */
+static void put_choice(FILE *f, const kt_model *m)
+{
+    kt_put_u64(f, m->nval);
+    kt_put_u32(f, (uint32_t)m->ncand);
+    for (size_t i = 0; i < m->ncand; i++) {
+        kt_put_u32(f, kt_method_find(m->cand[i].method, 0)->kind);
+        kt_put_f64(f, m->cand[i].top1);
+        kt_put_f64(f, m->cand[i].top10);
+    }
 }
 
 /* The FNV-1a hash of everything before it, so that a corrupted file is
@@ -84,6 +98,7 @@ int kt_model_save(const kt_model *m, const char *path, kt_diag *diag)
     put_samples(f, m, &m->test);
     kt_put(f, m->mean, m->nin * sizeof *m->mean);
     kt_put(f, m->scale, m->nin * sizeof *m->scale);
+    put_choice(f, m);
     m->method->save(m, f);
     bool ok = !ferror(f) && fflush(f) == 0;
     ok = ok && append_checksum(f);
@@ -193,11 +208,40 @@ static void get_samples(reader *r, const kt_model *m, samples *s)
         r->bad |= s->x[i] >= m->in_vocab[i % m->nin].n;
 }
 
+/* put_choice's record: known methods, percentages, the model's own among
+ * them. */
+static void get_choice(reader *r, kt_model *m)
+{
+    m->nval = kt_get_u64(r);
+    uint32_t n = kt_get_u32(r);
+    if (r->bad || n > MAX_CANDIDATES || m->nval > m->train.n) {
+        kt_reader_refuse(r, "a bad record of the method's choice");
+        return;
+    }
+    m->cand = calloc(n + 1, sizeof *m->cand);
+    r->bad |= !m->cand;
+    bool own = n == 0;
+    for (uint32_t i = 0; !r->bad && i < n; i++, m->ncand++) {
+        const kt_method *cm = kt_method_find(NULL, kt_get_u32(r));
+        ktune_model_candidate *c = &m->cand[i];
+        kt_get(r, &c->top1, sizeof c->top1);
+        kt_get(r, &c->top10, sizeof c->top10);
+        if (!cm || !(c->top1 >= 0 && c->top1 <= 100 && c->top10 >= 0 && c->top10 <= 100))
+            kt_reader_refuse(r, "a bad record of the method's choice");
+        c->method = cm ? cm->name : NULL;
+        c->chosen = cm == m->method;
+        own |= c->chosen;
+    }
+    if (!own)
+        kt_reader_refuse(r, "a bad record of the method's choice");
+}
+
 static void read_model(reader *r, kt_model *m)
 {
     char magic[8];
     kt_get(r, magic, 8);
-    if (memcmp(magic, MAGIC, 8) != 0 || kt_get_u32(r) != FORMAT_VERSION ||
+    uint32_t version = kt_get_u32(r);
+    if (memcmp(magic, MAGIC, 8) != 0 || version < 1 || version > FORMAT_VERSION ||
         !(m->method = kt_method_find(NULL, kt_get_u32(r)))) {
         r->bad = true;
         return;
@@ -225,6 +269,8 @@ static void read_model(reader *r, kt_model *m)
     m->scale = kt_get_array(r, m->nin, sizeof *m->scale);
     if (!r->bad && kt_model_features(m) != KT_OK)
         r->bad = true;
+    if (!r->bad && version >= 2)
+        get_choice(r, m);
     if (!r->bad)
         m->method->load(m, r);
     r->bad |= r->p != r->end || m->train.n == 0;

@@ -7,6 +7,7 @@
 #include "ml/model.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Samples: tokens, numbers and problem keys. */
 typedef struct samples {
@@ -34,6 +35,10 @@ struct ktune_model {
     double *train_feat;    /* train.n x nin: kt_model_feature of each training
                               sample, computed once (kt_model_features) */
     void *state;           /* the method's own */
+    /* When training chose the method (choose.c): the candidates tried, in
+     * order, and how many training samples scored them; none otherwise. */
+    ktune_model_candidate *cand;
+    size_t ncand, nval;
 };
 
 /* A bounds-checked cursor over a model file's bytes; bad is sticky. */
@@ -68,6 +73,9 @@ struct kt_method {
      * configuration; such a model ranks whole configurations and is tested
      * on other shapes, so it holds no problem out (kt_model_train_db). */
     bool every_measurement;
+    /* Trained exactly as this other method, into the same state (ensemble:
+     * encdec), so that choosing a method trains it once for both. */
+    const kt_method *fit_of;
     /* Learn from m->train (m->mean/scale are set); o carries the options.
      * m->test is off limits (it is the evaluation's). */
     int (*fit)(kt_model *m, const kt_train_opts *o);
@@ -87,6 +95,21 @@ struct kt_method {
     void (*load)(kt_model *m, reader *r);
     void (*free)(void *state);
 };
+
+/* Rows idx[0..n) of d's tokens, numbers and outputs into x, xnum, y. */
+void kt_dataset_rows(const kt_dataset *d, const size_t *idx, size_t n, uint16_t *x,
+                     double *xnum, uint16_t *y);
+
+/* The name that asks training to choose the method (so does NULL). */
+#define KT_METHOD_AUTO "auto"
+static inline bool kt_method_is_auto(const char *name)
+{
+    return !name || strcmp(name, KT_METHOD_AUTO) == 0;
+}
+/* Choose the method for d by validation on its training part, then train
+ * it on the whole training part (choose.c; what ktune_model_train says). */
+int kt_model_choose(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
+                    kt_diag *diag);
 
 /* A method by name, or (name NULL) by the kind stored in a model file. */
 const kt_method *kt_method_find(const char *name, uint32_t kind);

@@ -37,15 +37,15 @@ int kt_model_train_db(kt_db *db, const char *kernel, const kt_train_opts *o,
                       kt_model **out, kt_diag *diag)
 {
     *out = NULL;
-    const kt_method *method;
-    int rc = kt_method_lookup(o->method, &method, diag);
+    const kt_method *method = NULL; /* NULL: chosen by validation (choose.c) */
+    int rc = kt_method_is_auto(o->method) ? KT_OK : kt_method_lookup(o->method, &method, diag);
     if (rc != KT_OK)
         return rc;
-    if (method->every_measurement && o->holdout != 0)
+    if (method && method->every_measurement && o->holdout != 0)
         return kt_fail(diag, KT_EINVAL, "--model %s learns from every measurement and is "
                        "tested on other shapes: give --holdout 0", method->name);
     kt_dataset *d = NULL;
-    rc = (method->every_measurement ? kt_dataset_load_all : kt_dataset_load)(
+    rc = (method && method->every_measurement ? kt_dataset_load_all : kt_dataset_load)(
         db, kernel, o->where, &d, diag);
     if (rc == KT_OK)
         rc = check_fields(d, o->split_ignore, diag);

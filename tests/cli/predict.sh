@@ -18,7 +18,7 @@
 "$KTUNE" import miopen "$TMP/gfx000_1.db" --db "$TMP/r.db" | grep -q "60 new" || fail "import"
 pass "import a perf db"
 
-"$KTUNE" train --db "$TMP/r.db" --kernel ToySolver --where data_type=FP32 \
+"$KTUNE" train --db "$TMP/r.db" --kernel ToySolver --where data_type=FP32 --model knn \
     --holdout 0.25 --seed 2 --out "$TMP/m.ktm" | grep -q "45 samples" || fail "train"
 "$KTUNE" evaluate --model "$TMP/m.ktm" --unconstrained --beam 1,2 --json >"$TMP/e.json"
 [ "$(json_get "$TMP/e.json" test_samples)" = 15 ] || fail "evaluate: $(cat "$TMP/e.json")"
