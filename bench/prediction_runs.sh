@@ -40,6 +40,7 @@ for kernel in $KERNELS; do
                     --model "$model" $extra --holdout 0.2 --seed "$seed" --quiet \
                     --out "$WORK/m" >"$WORK/t"
                 t1=$(now)
+                cat "$WORK/t" >&2   # what was trained (a chosen method's scores)
                 sizes=$(sed -n 's/.* on \([0-9]*\) samples.*(\([0-9]*\) held out).*/\1\t\2/p' "$WORK/t")
                 "$KTUNE" evaluate --model "$WORK/m" --beam 1,10,30,50,100 --json >"$WORK/c"
                 "$KTUNE" evaluate --model "$WORK/m" --beam 1,10,100 --unconstrained \
