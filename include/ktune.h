@@ -1507,10 +1507,11 @@ typedef struct ktune_importance {
     size_t feature;
     double range;            /* the largest minus the smallest, over the
                                 feature's values, of its mean contribution to
-                                the rows of that value: exp(range) is how
-                                much worse its worst value is than its best
-                                (what an ablation measures, where effects
-                                add up); features are ranked by it */
+                                the three fastest sampled rows of that
+                                value: exp(range) is how much worse its
+                                worst value makes a good configuration than
+                                its best (what an ablation measures);
+                                features are ranked by it */
     double mean_abs;         /* the mean absolute contribution (0.1: the
                                 feature moves a typical prediction by about
                                 10 %) */

@@ -20,13 +20,13 @@ static const char USAGE[] =
     "target's units and of its log, mean absolute percentage error,\n"
     "Spearman's rank correlation), which parameters matter, from the exact\n"
     "TreeSHAP contributions of each configuration to the predicted log\n"
-    "(ranked by the factor between the mean contribution of a parameter's\n"
-    "worst value and that of its best; also the mean absolute contribution:\n"
-    "0.1 moves a typical configuration by about 10%), their strongest\n"
-    "interactions, the partial dependence of the top parameters, and an\n"
-    "ablation on the measurements: the best time with each parameter fixed\n"
-    "at its worst value, over the best time, which should be largest for\n"
-    "the parameter ranked first.\n\n"
+    "(ranked by the factor between a parameter's contribution with its worst\n"
+    "value and with its best, each at the value's fastest configurations;\n"
+    "also the mean absolute contribution over all: 0.1 moves a typical\n"
+    "configuration by about 10%), their strongest interactions, the partial\n"
+    "dependence of the top parameters, and an ablation on the measurements:\n"
+    "the best time with each parameter fixed at its worst value, over the\n"
+    "best time, which should be largest for the parameter ranked first.\n\n"
     "options:\n"
     "  --kernel NAME       the kernel (required; 'ktune db best' lists them)\n"
     "  --db FILE           results database (default ktune.db)\n"
@@ -150,8 +150,9 @@ static void print_target(const ktune_analysis *an, ktune_target t, size_t nf)
         free(imp);
         return;
     }
-    printf("\n%s: importance (worst / best value, by the mean SHAP contribution to log %s;"
-           " mean |SHAP|, share)\n", ktune_target_name(t), ktune_target_name(t));
+    printf("\n%s: importance (worst / best value, by the SHAP contribution to log %s at "
+           "each value's fastest rows; mean |SHAP|, share)\n", ktune_target_name(t),
+           ktune_target_name(t));
     for (size_t i = 0; i < n; i++)
         printf("  %2zu. %-16s %7.3fx %8.4f %5.1f%%\n", i + 1,
                ktune_analysis_feature(an, imp[i].feature), exp(imp[i].range), imp[i].mean_abs,

@@ -251,6 +251,7 @@ static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *
 typedef struct sample {
     size_t k;
     size_t *row;          /* k analysis rows */
+    size_t *order;        /* 0..k-1, fastest (least target) first */
     float *x;             /* k x nf */
 } sample;
 
@@ -260,16 +261,21 @@ static int take_sample(const tdata *d, size_t cap, uint64_t seed, sample *s)
     s->k = d->m < cap ? d->m : cap;
     s->x = malloc((s->k * d->nf + 1) * sizeof *s->x);
     s->row = malloc((s->k + 1) * sizeof *s->row);
-    if (!perm || !s->x || !s->row) {
-        free(perm);
-        return KT_ENOMEM;
-    }
-    for (size_t i = 0; i < s->k; i++) {
+    s->order = malloc((s->k + 1) * sizeof *s->order);
+    ranked *by = malloc((s->k + 1) * sizeof *by);
+    int rc = perm && s->x && s->row && s->order && by ? KT_OK : KT_ENOMEM;
+    for (size_t i = 0; rc == KT_OK && i < s->k; i++) {
         memcpy(s->x + i * d->nf, d->x + perm[i] * d->nf, d->nf * sizeof *s->x);
         s->row[i] = d->row[perm[i]];
+        by[i] = (ranked){d->y[perm[i]], i};
     }
+    if (rc == KT_OK)
+        qsort(by, s->k, sizeof *by, cmp_ranked);
+    for (size_t i = 0; rc == KT_OK && i < s->k; i++)
+        s->order[i] = by[i].i;
+    free(by);
     free(perm);
-    return KT_OK;
+    return rc;
 }
 
 static int cmp_importance(const void *x, const void *y)
@@ -290,10 +296,17 @@ static int cmp_interaction(const void *x, const void *y)
     return a->a != b->a ? (a->a < b->a ? -1 : 1) : (a->b < b->b ? -1 : a->b > b->b);
 }
 
-/* The spread of feature f's mean contribution over its values: under an
- * additive model of the log, exactly the log of what fixing f at its
- * worst value costs the best configuration, which mean |contribution|
- * is not (a rare bad value moves few rows). */
+/* How many of each value's fastest sampled rows its contribution is
+ * averaged over. */
+enum { BEST_ROWS = 3 };
+
+/* The spread of feature f's contribution over its values, each value's
+ * contribution averaged over its BEST_ROWS fastest rows in the sample:
+ * under an additive model of the log, exactly the log of what fixing f
+ * at its worst value costs the best configuration (the ablation's
+ * quantity), and where effects interact, the contribution where the rest
+ * of the configuration is good, as in the ablation.  Averaging over every
+ * row instead agreed with the ablation less often (docs/ANALYSIS.md). */
 static int value_range(const kt_analysis *a, const sample *s, const float *c, size_t f,
                        double *out)
 {
@@ -301,10 +314,13 @@ static int value_range(const kt_analysis *a, const sample *s, const float *c, si
     double *sum = calloc(2 * nv, sizeof *sum), *cnt = sum + nv;
     if (!sum)
         return KT_ENOMEM;
-    for (size_t i = 0; i < s->k; i++) {
+    for (size_t j = 0; j < s->k; j++) {
+        size_t i = s->order[j];
         uint32_t v = a->code[s->row[i] * a->nf + f];
-        sum[v] += c[i * w + f];
-        cnt[v]++;
+        if (cnt[v] < BEST_ROWS) {
+            sum[v] += c[i * w + f];
+            cnt[v]++;
+        }
     }
     double lo = INFINITY, hi = -INFINITY;
     for (size_t v = 0; v < nv; v++)
@@ -440,6 +456,7 @@ static int explain(kt_analysis *a, const tdata *d, const ktune_analyze_opts *o,
         rc = dependences(a, b, &s, o->top, t, diag);
     free(s.x);
     free(s.row);
+    free(s.order);
     kt_xgb_free(b);
     return rc;
 }
