@@ -906,6 +906,66 @@ typedef struct ktune_map_elite {
  * KTUNE_ENOTFOUND out of range. */
 KTUNE_API int ktune_map_elite_at(const ktune_map *m, size_t i, ktune_map_elite *out);
 
+/* ------------------------------------------------------------------ report */
+
+/* ktune_report_write draws what a results database holds as one
+ * self-contained HTML page: inline SVG figures and a style sheet, nothing
+ * fetched from the network, readable without JavaScript.  Per kernel: its
+ * failure classes (the rows of each status); a roofline of its best
+ * configurations, for a device whose ceilings ktune knows (the NVIDIA
+ * H100, measured: docs/PERFORMANCE.md) and a spec given with a FlopCount;
+ * per device, the parameters' importance for time (and energy) and the
+ * partial dependence of the time on the top ones (ktune_analyze's models).
+ * Per run (the rows of one device and problem, in the order measured): its
+ * convergence (each measurement and the best so far), its time/energy
+ * front (the one ktune stored, else the one the rows make) and its
+ * MAP-Elites map (with the spec, the cells `ktune tune --map` makes; else
+ * the values of its two tuning parameters with the most values).  Every
+ * string from the database is escaped.  The page ends with a small inline
+ * script that counts each figure's drawn points into the page (a headless
+ * browser's check: tests/cli/report.sh); docs/ANALYSIS.md, "Report". */
+typedef struct ktune_report_opts {
+    size_t size;             /* sizeof(ktune_report_opts), set by _init */
+    const char *kernel;      /* only this kernel; NULL: every kernel */
+    const char *title;       /* the page's title (NULL: "ktune report") */
+    const char *source;      /* what the page says it was made from, e.g.
+                                the database's path (NULL: not said) */
+    const ktune_spec *const *specs; /* [nspecs] borrowed: specs of kernels
+                                the database holds (matched by
+                                ktune_spec_name), for the roofline's FLOP
+                                count and bytes and the map's cells; NULL:
+                                none */
+    size_t nspecs;
+    size_t max_runs;         /* per kernel, the runs drawn (most measured
+                                first; the others are listed); 0: 8 */
+    bool no_script;          /* leave the checking script out (false) */
+    bool no_analysis;        /* leave out parameter importance and partial
+                                dependence, which fit models (ktune_analyze)
+                                and take about a second per kernel (false) */
+} ktune_report_opts;
+
+/* Fill *o with the defaults above.  Thread-safe. */
+KTUNE_API void ktune_report_opts_init(ktune_report_opts *o);
+
+/* What a report holds. */
+typedef struct ktune_report_info {
+    uint64_t measurements;   /* rows read */
+    size_t kernels;          /* sections */
+    size_t runs;             /* runs of those kernels, drawn or listed */
+    size_t figures;          /* figures drawn (each has data points) */
+} ktune_report_info;
+
+/* Write the report of db (the kernel o names, or all) to out, which the
+ * caller opened and closes (open_memstream gives a buffer), and what it
+ * holds to *info (NULL: not wanted).  The library writes nothing else
+ * anywhere.  Returns 0; KTUNE_EINVAL for a NULL db or
+ * out or an o of another size, KTUNE_ENOTFOUND when o->kernel names no
+ * kernel of db (or db holds no rows), KTUNE_EIO when writing to out failed,
+ * KTUNE_EDB, KTUNE_ENOMEM.  Uses db as every call does: one thread at a
+ * time. */
+KTUNE_API int ktune_report_write(ktune_db *db, const ktune_report_opts *o, FILE *out,
+                                 ktune_report_info *info, ktune_diag *diag);
+
 /* ---------------------------------------------- benchmark of strategies */
 
 /* Search strategies compared on a recorded exhaustive run (the job of

@@ -5,10 +5,11 @@
 # (libclang_rt.fuzzer, the libFuzzer runtime) build the harnesses of
 # `make fuzz`.  libhdf5-dev: the HDF5 header ktune builds against and the
 # library it loads to read T1's BinaryHDF data files.  groff-base: the test
-# that renders the generated manual page (tests/pkg/man.sh).
+# that renders the generated manual page (tests/pkg/man.sh).  chromium: the
+# headless browser that loads `ktune report`'s HTML (tests/cli/report.sh).
 set -eu
 
-PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev zlib1g-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev python3 python3-jsonschema libhdf5-dev groff-base"
+PACKAGES="gcc make pkg-config libsqlite3-dev libjson-c-dev libopenblas-dev libbz2-dev zlib1g-dev libsvm-dev libxgboost-dev sqlite3 procps bzip2 time clang libclang-rt-dev python3 python3-jsonschema libhdf5-dev groff-base chromium"
 
 missing=""
 for p in $PACKAGES; do

@@ -27,6 +27,7 @@ static const command COMMANDS[] = {
     {"predict", cli_predict, "the most likely configurations for one problem"},
     {"benchmark", cli_benchmark, "compare search strategies on a recorded space"},
     {"analyze", cli_analyze, "what makes a kernel fast and frugal: models, importance"},
+    {"report", cli_report, "draw the results database as one HTML file"},
 };
 
 int cli_error(const char *fmt, ...)
