@@ -90,8 +90,4 @@ void kt_rp_grid_draw(kt_rp *rp, const kt_rp_grid *g, const char *dims);
  * row of the run lies in it. */
 bool kt_rp_elites(kt_rp *rp, const kt_spec *spec, const kt_rp_run *run);
 
-/* What a configuration key names: parameter i's name and value text of key
- * "A=1,B=x" into name/value (at most n bytes each); false past the last. */
-bool kt_rp_key_item(const char *key, size_t i, char *name, char *value, size_t n);
-
 #endif /* KT_REPORT_H */

@@ -23,7 +23,9 @@ typedef struct map_params {
     bool too_many[MAP_PARAMS];                  /* past MAP_VALUES */
 } map_params;
 
-bool kt_rp_key_item(const char *key, size_t i, char *name, char *value, size_t n)
+/* Parameter i's name and value text of key "A=1,B=x" into name/value (at
+ * most n bytes each); false past the last. */
+static bool key_item(const char *key, size_t i, char *name, char *value, size_t n)
 {
     for (; i > 0 && key; i--)
         key = (key = strchr(key, ',')) ? key + 1 : NULL;
@@ -63,7 +65,7 @@ static void params_scan(const kt_rp_run *run, map_params *m)
         if (!row_ok(&run->rows[i]))
             continue;
         for (size_t p = 0; p < MAP_PARAMS &&
-                           kt_rp_key_item(run->rows[i].config, p, name, value, MAP_TEXT); p++) {
+                           key_item(run->rows[i].config, p, name, value, MAP_TEXT); p++) {
             if (p == m->n)
                 snprintf(m->name[m->n++], MAP_TEXT, "%s", name);
             if (strcmp(m->name[p], name) == 0)
@@ -114,10 +116,10 @@ static bool cell_of(map_params *m, const kt_rp_row *r, size_t a, size_t b, size_
                     size_t *ib)
 {
     char name[MAP_TEXT], value[MAP_TEXT];
-    int i = kt_rp_key_item(r->config, a, name, value, MAP_TEXT) ? value_index(m, a, value) : -1;
+    int i = key_item(r->config, a, name, value, MAP_TEXT) ? value_index(m, a, value) : -1;
     int j = 0;
     if (b != MAP_PARAMS)
-        j = kt_rp_key_item(r->config, b, name, value, MAP_TEXT) ? value_index(m, b, value) : -1;
+        j = key_item(r->config, b, name, value, MAP_TEXT) ? value_index(m, b, value) : -1;
     *ia = (size_t)i, *ib = (size_t)j;
     return i >= 0 && j >= 0;
 }
