@@ -135,7 +135,9 @@ int kt_model_choose(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
     io.seconds = o->seconds > 0 ? o->seconds : DEF_SECONDS;
     int rc = kt_dataset_split(d, o->holdout, o->seed, o->split_ignore, &tr, &ntr, &te, &nte);
     bool few = ntr < MIN_TRAIN;
-    if (rc == KT_OK && !few && (rc = subset(d, tr, ntr, &inner)) != KT_OK)
+    if (rc == KT_OK && !few)
+        rc = subset(d, tr, ntr, &inner);
+    if (rc != KT_OK) /* either fails only for memory */
         rc = kt_fail(diag, rc, "out of memory");
     io.holdout = validation_share(ntr);
     if (rc == KT_OK && !few)
