@@ -1309,6 +1309,18 @@ KTUNE_API int ktune_online_report(ktune_online *on, const ktune_problem *problem
  * pay compilation up front. */
 KTUNE_API void ktune_online_wait(ktune_online *on);
 
+/* Hold the background thread once its job in progress (a batch of
+ * compilations, a verification, storing a row) ends, so that nothing of
+ * ktune's runs beside the application, until the next ktune_online_run
+ * or ktune_online_wait on this handle: for a benchmark that times
+ * something else between the calls (examples/online_gemm.c times the
+ * offline optimum in blocks between the online stream's).  With wait,
+ * wait for that job to end.  Returns true when nothing of the handle's
+ * runs now (held, idle); false while the job still runs (then more calls
+ * can be made, which also overlap it, and the hold asked again).  NULL:
+ * true.  Same thread as ktune_online_run. */
+KTUNE_API bool ktune_online_hold(ktune_online *on, bool wait);
+
 /* ----------------------------------------------------- runtime selection */
 
 /* An application asks, per call, which configuration of a kernel to use for

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <time.h>
 
 #define NWORK 7 /* WORK's values: 1, 3, 4, 6, 8, 12, 16 (the default) */
 #define NMODE 3
@@ -320,11 +321,62 @@ static void test_refinement_walks_to_a_faster_neighbour(void)
     fake_clear(&f);
 }
 
+static int fake_compiles(fake *f)
+{
+    pthread_mutex_lock(&f->mu);
+    int n = f->compiles;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+static void *release_later(void *arg)
+{
+    nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+    fake_release(arg);
+    return NULL;
+}
+
+/* kt_online_hold says the compilation in progress (the second, held open
+ * by the fake until a helper releases it) still runs, or waits for it;
+ * then no other starts until the next call: a benchmark times something
+ * else meanwhile on a machine the compiler does not share. */
+static void test_hold_stops_the_compiler_until_the_next_call(void)
+{
+    fake f;
+    fake_init(&f);
+    f.ms[6][0] = 10, f.ms[0][0] = 5, f.ms[1][0] = 8, f.ms[2][0] = 20;
+    f.hold = 2;
+    rig r = {0};
+    const int seeds[] = {1, 0, 2};
+    rig_open(&r, &f, seeds, 3);
+    rig_calls(&r, 1, false);
+    fake_wait_holding(&f);
+    CHECK(!kt_online_hold(r.on, false)); /* busy: held once it ends */
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, release_later, &f) == 0);
+    CHECK(kt_online_hold(r.on, true));
+    CHECK(fake_compiles(&f) == 2); /* the job in progress ended */
+    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+    CHECK(fake_compiles(&f) == 2); /* and none started while held */
+    CHECK(kt_online_hold(r.on, false));
+    pthread_join(t, NULL);
+    rig_calls(&r, 1, false); /* the next call lets the thread go on */
+    kt_online_wait(r.on);
+    CHECK(fake_compiles(&f) == 4);
+    rig_calls(&r, 1999, true);
+    kt_online_info info;
+    char best[64];
+    rig_close(&r, &info, best);
+    CHECK_STR(info.best, "WORK=1,MODE=0");
+    fake_clear(&f);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_no_candidate_is_timed_while_compiling),
     KT_T(test_a_cold_first_call_neither_drops_nor_bounds),
     KT_T(test_a_close_race_is_measured_again),
     KT_T(test_refinement_walks_to_a_faster_neighbour),
+    KT_T(test_hold_stops_the_compiler_until_the_next_call),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -130,3 +130,8 @@ void ktune_online_wait(ktune_online *h)
     if (h)
         kt_online_wait(h->on);
 }
+
+bool ktune_online_hold(ktune_online *h, bool wait)
+{
+    return !h || kt_online_hold(h->on, wait);
+}

@@ -115,6 +115,8 @@ struct kt_online {
     bool busy;                /* the background thread builds */
     uint64_t busy_epoch;      /* builds started: a call saw none if unchanged */
     bool quiet_wanted;        /* the last call would have explored */
+    bool held;                /* kt_online_hold: no job until the next call */
+    bool working;             /* the background thread runs a job */
     oproblem **p;
     size_t np, cap;
 };
@@ -755,6 +757,8 @@ static void *bg_main(void *arg)
     pthread_mutex_lock(&on->mu);
     while (!on->stop) {
         pause_for_caller(on);
+        while (on->held && !on->stop)
+            pthread_cond_wait(&on->cv, &on->mu);
         job j = on->stop ? (job){.kind = JOB_NONE} : next_job(on);
         if (j.kind == JOB_NONE) {
             if (!on->stop)
@@ -765,10 +769,12 @@ static void *bg_main(void *arg)
          * and storing a row are short and mostly wait for the disk. */
         on->busy = j.kind == JOB_BUILD;
         on->busy_epoch += j.kind == JOB_BUILD;
+        on->working = true;
         pthread_mutex_unlock(&on->mu);
         do_job(on, &j);
         pthread_mutex_lock(&on->mu);
         on->busy = false;
+        on->working = false;
         if (j.kind == JOB_BUILD)
             j.p->built += j.n;
         pthread_cond_broadcast(&on->cv);
@@ -927,10 +933,11 @@ static bool any_queued(const oproblem *p)
     return false;
 }
 
-/* The caller waits: the background thread must not wait for it. */
+/* The caller waits or calls: the background thread must not wait for it. */
 static void release_pause(kt_online *on)
 {
     on->quiet_wanted = false;
+    on->held = false;
     pthread_cond_broadcast(&on->cv);
 }
 
@@ -1024,6 +1031,10 @@ int kt_online_run(kt_online *on, const kt_problem *prob, void **args,
         return kt_fail(diag, KT_EINVAL, "kt_online_run: a problem of another spec");
     oproblem *p;
     pthread_mutex_lock(&on->mu);
+    if (on->held) { /* the hold lasts until this call */
+        on->held = false;
+        pthread_cond_broadcast(&on->cv);
+    }
     int rc = problem_get(on, prob, &p, diag);
     if (rc == KT_OK)
         rc = wait_servable(on, p, diag);
@@ -1071,6 +1082,19 @@ int kt_online_info_get(kt_online *on, const kt_problem *prob, kt_online_info *ou
     pthread_mutex_unlock(&on->mu);
     return p ? KT_OK
              : kt_fail(diag, KT_ENOTFOUND, "problem %s has had no call yet", prob->key);
+}
+
+bool kt_online_hold(kt_online *on, bool wait)
+{
+    if (!on)
+        return true;
+    pthread_mutex_lock(&on->mu);
+    on->held = true;
+    while (wait && on->working)
+        pthread_cond_wait(&on->cv, &on->mu);
+    bool idle = !on->working;
+    pthread_mutex_unlock(&on->mu);
+    return idle;
 }
 
 void kt_online_wait(kt_online *on)

@@ -119,4 +119,11 @@ int kt_online_info_get(kt_online *on, const kt_problem *prob, kt_online_info *ou
  * prefers to pay compilation up front. */
 void kt_online_wait(kt_online *on);
 
+/* Hold the background thread after its job in progress (no compilation,
+ * verification or storing) until the next kt_online_run or
+ * kt_online_wait, so that a benchmark can time something else meanwhile
+ * on a machine our compilers do not share.  With wait, wait for that job
+ * first.  True when nothing of ours runs now (NULL: true). */
+bool kt_online_hold(kt_online *on, bool wait);
+
 #endif /* KT_ONLINE_H */
