@@ -281,6 +281,13 @@ clean:
 	rm -rf $(BUILD)
 
 # What each object and program was built from (the -MMD files).
--include $(wildcard $(REL_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
-  $(CLI_OBJ:.o=.d) $(CLI_SRC:%.c=$(BUILD)/asan/%.d) $(BUILD)/rel/src/worker/main.d \
-  $(BUILD)/asan/src/worker/main.d $(REL_TESTS:=.d) $(ASAN_TESTS:=.d) $(FUZZ_BIN:=.d))
+DEP_OBJ  = $(REL_OBJ) $(ASAN_OBJ) $(FUZZ_OBJ) $(CLI_OBJ) $(CLI_SRC:%.c=$(BUILD)/asan/%.o) \
+           $(BUILD)/rel/src/worker/main.o $(BUILD)/asan/src/worker/main.o
+DEP_PROG = $(REL_TESTS) $(ASAN_TESTS) $(FUZZ_BIN)
+-include $(wildcard $(DEP_OBJ:.o=.d) $(DEP_PROG:=.d))
+# One that exists without its .d file (built before -MMD, or the .d lost)
+# would never see its headers change: it is rebuilt, which writes the .d.
+NODEP = $(foreach f,$(DEP_OBJ),$(if $(wildcard $(f:.o=.d)),,$(wildcard $f))) \
+        $(foreach f,$(DEP_PROG),$(if $(wildcard $f.d),,$(wildcard $f)))
+.PHONY: FORCE
+$(NODEP): FORCE
