@@ -2,7 +2,6 @@
 #include "backend/launch.h"
 #include "core/expr.h"
 #include "core/util.h"
-#include "measure/measure.h"
 
 #include <math.h>
 

@@ -3,7 +3,6 @@
  * configuration with a reason, not a driver error code. */
 #include "backend/tmap.h"
 #include "core/util.h"
-#include "measure/measure.h"
 
 #include <math.h>
 

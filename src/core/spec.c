@@ -846,6 +846,17 @@ static const name_code DTYPES[] = {
     {"float8_e4m3", KT_DT_E4M3}, {"e4m3", KT_DT_E4M3},
 };
 
+size_t kt_dtype_size(kt_dtype t)
+{
+    static const size_t SIZES[] = {
+        [KT_DT_INT8] = 1,  [KT_DT_UINT8] = 1,  [KT_DT_INT16] = 2, [KT_DT_UINT16] = 2,
+        [KT_DT_INT32] = 4, [KT_DT_UINT32] = 4, [KT_DT_INT64] = 8, [KT_DT_UINT64] = 8,
+        [KT_DT_FLOAT] = 4, [KT_DT_DOUBLE] = 8, [KT_DT_HALF] = 2,  [KT_DT_BF16] = 2,
+        [KT_DT_E4M3] = 1,
+    };
+    return SIZES[t];
+}
+
 /* T1's vector types (float2 ... float16, double2 ..., half2 ...) and CUDA's
  * int2 ... uint4: an array of them is lanes times as many elements of the
  * element type.  So "float16" is 16 floats, as in T1 and KTT; the 16-bit

@@ -46,6 +46,9 @@ typedef enum kt_dtype {
     KT_DT_E4M3               /* 8-bit float: OCP FP8 E4M3 (no infinity) */
 } kt_dtype;
 
+/* Bytes of one element of type t. */
+size_t kt_dtype_size(kt_dtype t);
+
 typedef enum kt_access { KT_READ, KT_WRITE, KT_READ_WRITE } kt_access;
 /* Where data comes from (T1's FillType).  KT_FILL_REFERENCE is for
  * expected outputs only: the reference run computes them. */

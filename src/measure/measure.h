@@ -18,8 +18,6 @@ typedef struct kt_args {
     void **init;          /* initial contents (vectors) or the value (scalars) */
 } kt_args;
 
-size_t kt_dtype_size(kt_dtype t);
-
 /* Evaluate sizes and scalar values, and fill inputs (seeded random or
  * constant).  Output-only vectors are left zeroed in init. */
 int kt_args_new(const kt_spec *spec, const kt_problem *prob, uint64_t seed,

@@ -8,17 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-size_t kt_dtype_size(kt_dtype t)
-{
-    static const size_t SIZES[] = {
-        [KT_DT_INT8] = 1,  [KT_DT_UINT8] = 1,  [KT_DT_INT16] = 2, [KT_DT_UINT16] = 2,
-        [KT_DT_INT32] = 4, [KT_DT_UINT32] = 4, [KT_DT_INT64] = 8, [KT_DT_UINT64] = 8,
-        [KT_DT_FLOAT] = 4, [KT_DT_DOUBLE] = 8, [KT_DT_HALF] = 2,  [KT_DT_BF16] = 2,
-        [KT_DT_E4M3] = 1,
-    };
-    return SIZES[t];
-}
-
 /* Elements are converted to doubles a chunk at a time, with the type
  * looked at once a chunk, so the comparison runs as a tight loop: a 4096^2
  * half output checked element by element took 0.3 s on the H100 host,
