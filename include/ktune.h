@@ -52,7 +52,7 @@ KTUNE_API const char *ktune_version(void);
 
 /* The i-th library (i = 0, 1, ...) that this build of libktune uses, for
  * reports such as `ktune --version`: *name gets its name ("SQLite",
- * "json-c", "XGBoost"; a static string) and version (size bytes, NUL
+ * "json-c", "XGBoost", "OpenBLAS"; a static string) and version (size bytes, NUL
  * terminated) the version linked at run time.  Returns 0, or
  * KTUNE_ENOTFOUND past the last library (*name is then NULL).
  * Thread-safe. */
@@ -741,6 +741,15 @@ typedef struct ktune_train_opts {
 
 /* Fill *o with the defaults above.  Thread-safe. */
 KTUNE_API void ktune_train_opts_init(ktune_train_opts *o);
+
+/* Have the BLAS library behind the sequence models (OpenBLAS) use n
+ * threads (n < 1: one).  The setting belongs to that library, so it holds
+ * for the whole process, the application's own BLAS calls included, which
+ * is why ktune leaves it alone unless asked.  The models' matrices are
+ * small (a batch of 32 rows): more threads mostly spin (a third of the
+ * training time on two cores), and one makes training bit-identical on any
+ * machine; `ktune` sets one.  Call it while no BLAS call runs. */
+KTUNE_API void ktune_blas_set_threads(int n);
 
 /* Train a model of kernel's results in db into *out (ktune_model_free):
  * each problem's best ok configuration, or every ok measurement for a

@@ -268,7 +268,7 @@ static void test_version_and_dependencies(void)
     char v[32];
     CHECK_EQ_INT(ktune_dependency(0, &name, v, sizeof v), KTUNE_OK);
     CHECK_STR(name, "SQLite");
-    CHECK_EQ_INT(ktune_dependency(3, &name, v, sizeof v), KTUNE_ENOTFOUND);
+    CHECK_EQ_INT(ktune_dependency(4, &name, v, sizeof v), KTUNE_ENOTFOUND);
     CHECK(name == NULL);
     CHECK_STR(ktune_strerror(KTUNE_ENOTFOUND), "not found");
     ktune_status s;

@@ -7,9 +7,12 @@
 #include "ml/model_impl.h"
 #include "ml/predict.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+void ktune_blas_set_threads(int n) { openblas_set_num_threads(n < 1 ? 1 : n); }
 
 /* KT_EINVAL naming fn when an options struct's size is not this library's. */
 static int check_size(const char *fn, const char *type, size_t size, size_t want,

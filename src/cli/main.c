@@ -1,7 +1,6 @@
 /* main.c - the ktune command: a table of subcommands, one file each. */
 #include "cli.h"
 
-#include <cblas.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -239,10 +238,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    /* The predictor's matrices are small (a batch of 32 rows): OpenBLAS's
-     * threads only spin (a third of training time on two cores), and one
-     * thread makes training bit-identical on any machine. */
-    openblas_set_num_threads(1);
+    /* bit-identical training on any machine, and no spinning threads
+     * (ktune.h says why) */
+    ktune_blas_set_threads(1);
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;
