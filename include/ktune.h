@@ -436,6 +436,14 @@ typedef struct ktune_tune_opts {
                                 default 10) are evaluated after the default
                                 configuration and before the strategy's
                                 proposals, instead of warm; NULL: none */
+    ktune_warn_fn warn;      /* each warning of the run, one line "FILE:
+                                warning: ...": a default configuration the
+                                spec's conditions exclude (the first valid
+                                one is the reference), a recording's rows
+                                that cannot be kept in cache_dir; NULL:
+                                none.  (The spec's own warnings come from
+                                ktune_spec_load.) */
+    void *warn_user;         /* given to warn */
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */

@@ -229,7 +229,8 @@ class _TuneOpts(_c.Structure):
                 ("retry_failed", _bool), ("no_overlap", _bool), ("replay", _p),
                 ("device", _p), ("kernel", _p), ("warm", _sz), ("model", _p),
                 ("top", _sz), ("map", _bool), ("objective", _int), ("progress", _vp),
-                ("user", _vp), ("cancel", _vp), ("transfer", _vp)]
+                ("user", _vp), ("cancel", _vp), ("transfer", _vp), ("warn", _vp),
+                ("warn_user", _vp)]
 
 
 class _RunInfo(_c.Structure):

@@ -119,6 +119,8 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->transfer = o->transfer;
     t->map = o->map;
     t->cancel = o->cancel;
+    t->warn = o->warn;
+    t->warn_user = o->warn_user;
     return budget_of(o, &t->budget, diag);
 }
 
@@ -155,7 +157,8 @@ static int open_recording(const kt_spec **spec, const ktune_tune_opts *o,
 {
     if (!*spec) {
         kt_recording_opts ro = {.kernel = o->kernel, .problem = o->problem,
-                                .device = o->device, .cache_dir = o->cache_dir};
+                                .device = o->device, .cache_dir = o->cache_dir,
+                                .warn = o->warn, .warn_user = o->warn_user};
         int rc = kt_recording_open(o->replay, &ro, rec, diag);
         *spec = rc == KT_OK ? kt_recording_spec(*rec) : NULL;
         return rc;

@@ -636,6 +636,7 @@ int cli_tune(int argc, char **argv)
     a.o.progress = bar ? draw_progress : NULL;
     a.o.user = &drawn;
     a.o.cancel = &stop_signal;
+    a.o.warn = cli_warn;
     catch_stop_signals();
     ktune_transfer *transfer = NULL;
     if (a.warm_from && (rc = cli_transfer_open("tune", "--warm-from", a.warm_from,

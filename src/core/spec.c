@@ -140,15 +140,10 @@ static void spec_warn(loader *L, const char *fmt, ...) __attribute__((format(pri
 /* Send "path: warning: ..." to the warning function, if any. */
 static void spec_warn(loader *L, const char *fmt, ...)
 {
-    if (!L->warn)
-        return;
-    char what[400], msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    kt_vwarn(L->warn, L->warn_user, L->path, fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof msg, "%s: warning: %s", L->path, what);
-    L->warn(L->warn_user, msg);
 }
 
 /* Warn about each key of obj that is not in known (NULL-terminated). */
@@ -162,12 +157,8 @@ static void warn_unknown(loader *L, json_object *obj, const char *keypath,
         bool found = false;
         for (const char *const *k = known; *k && !found; k++)
             found = strcmp(*k, key) == 0;
-        if (!found) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s: warning: unknown key '%s%s%s' ignored",
-                     L->path, keypath, *keypath ? "." : "", key);
-            L->warn(L->warn_user, msg);
-        }
+        if (!found)
+            spec_warn(L, "unknown key '%s%s%s' ignored", keypath, *keypath ? "." : "", key);
     }
 }
 

@@ -35,6 +35,25 @@ static void diag_store(kt_diag *diag, const char *text)
     memcpy(diag->msg + head + sizeof cut - 1, text + from, len - from + 1);
 }
 
+void kt_vwarn(ktune_warn_fn warn, void *user, const char *where, const char *fmt,
+              va_list ap)
+{
+    if (!warn)
+        return;
+    char what[400], msg[512];
+    vsnprintf(what, sizeof what, fmt, ap);
+    snprintf(msg, sizeof msg, "%s: warning: %s", where, what);
+    warn(user, msg);
+}
+
+void kt_warn(ktune_warn_fn warn, void *user, const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    kt_vwarn(warn, user, where, fmt, ap);
+    va_end(ap);
+}
+
 int kt_fail(kt_diag *diag, int code, const char *fmt, ...)
 {
     if (!diag)

@@ -16,6 +16,13 @@
 int kt_fail(kt_diag *diag, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Send "where: warning: <message>" (one line) to warn with user; nothing
+ * when warn is NULL.  The library's warnings all take this form. */
+void kt_warn(ktune_warn_fn warn, void *user, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void kt_vwarn(ktune_warn_fn warn, void *user, const char *where, const char *fmt,
+              va_list ap);
+
 /* Prefix diag's message with "prefix: " (for adding context on the way up). */
 void kt_diag_prefix(kt_diag *diag, const char *prefix);
 

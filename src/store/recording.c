@@ -353,16 +353,19 @@ static int read_json_kept(reader *rd)
 }
 
 /* Keep what was parsed of the file for the next replay of it; best
- * effort (an unwritable cache only costs that replay the parse). */
+ * effort (an unwritable cache only costs that replay the parse), so a
+ * failure is a warning. */
 static void keep_rows(const reader *rd, const kt_replay *replay)
 {
-    kt_diag ignored = {{0}};
+    kt_diag why = {{0}};
     const char *lists = rd->lists ? json_object_to_json_string_ext(rd->lists,
                                                                    JSON_C_TO_STRING_PLAIN)
                                   : "";
     kt_rcache_names names = {.kind = rd->kind, .kernel = rd->kernel, .device = rd->device,
                              .problem = rd->problem, .lists = lists};
-    kt_rcache_save(rd->o->cache_dir, rd->key, &names, replay, &ignored);
+    if (kt_rcache_save(rd->o->cache_dir, rd->key, &names, replay, &why) != KT_OK)
+        kt_warn(rd->o->warn, rd->o->warn_user, rd->path, "its rows are not kept for the "
+                "next replay: %s", why.msg);
 }
 
 /* ------------------------------------------- database and CSV export */

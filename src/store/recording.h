@@ -61,6 +61,8 @@ typedef struct kt_recording_opts {
     const char *cache_dir;  /* where a JSON file's rows are kept once read, by
                                its content, for the next replay of it
                                (store/recording_cache.h); NULL: not kept */
+    kt_warn_fn warn;        /* told when the rows cannot be kept; NULL: none */
+    void *warn_user;
 } kt_recording_opts;
 
 /* Read the file at path (o may be NULL). */

@@ -254,8 +254,15 @@ static int start_worker(run *r)
         return kt_fail(r->diag, KT_ENOMEM, "out of memory");
     kt_space_default(r->space, def);
     if (!r->spec->ref_name && !kt_space_is_valid(r->space, def) &&
-        kt_space_size(r->space) > 0)
+        kt_space_size(r->space) > 0) {
         memcpy(def, kt_space_at(r->space, 0), r->spec->nparams * sizeof *def);
+        char *key = kt_spec_config_key(r->spec, def);
+        kt_warn(r->opts->warn, r->opts->warn_user, r->spec->path, "the default "
+                "configuration breaks the spec's conditions for problem %s: results "
+                "are checked against the first valid one, %s", r->prob.key,
+                key ? key : "(out of memory)");
+        free(key);
+    }
     const uint16_t *ref = r->spec->ref_name ? NULL : def;
     kt_build b = {0};
     double t0 = kt_now();

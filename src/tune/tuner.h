@@ -105,6 +105,10 @@ typedef struct kt_tune_opts {
                                the default (instead of it with start_only) and
                                before the strategy's proposals, in place of
                                warm; NULL: none */
+    kt_warn_fn warn;        /* each warning (a default the spec's conditions
+                               exclude, a recording's rows not kept); NULL:
+                               none */
+    void *warn_user;
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
