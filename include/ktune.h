@@ -1446,6 +1446,17 @@ KTUNE_API int ktune_selector_open(const char *db_path, const char *kernel,
                                   const ktune_selector_opts *opts,
                                   ktune_selector **out, ktune_diag *diag);
 
+/* ktune_selector_open for a spec the application has loaded
+ * (ktune_spec_load, which gives it the spec's warnings), instead of a
+ * path: the same selector, arguments and errors (KTUNE_EINVAL for a NULL
+ * spec).  spec is borrowed: it must stay loaded, and unchanged, until
+ * ktune_selector_close; lookups only read it, so the application may go
+ * on reading it (and tuning with it) meanwhile. */
+KTUNE_API int ktune_selector_open_spec(const char *db_path, const ktune_spec *spec,
+                                       const char *device, const char *model,
+                                       const ktune_selector_opts *opts,
+                                       ktune_selector **out, ktune_diag *diag);
+
 /* Free the selector (NULL accepted); no lookup may be running. */
 KTUNE_API void ktune_selector_close(ktune_selector *sel);
 

@@ -102,6 +102,32 @@ static void test_exact_hit_is_the_stored_best(void)
     ktune_selector_close(sel);
 }
 
+/* A spec the application loaded serves as well as its path, and stays the
+ * application's: the selector neither frees nor needs a copy of it. */
+static void test_open_from_a_loaded_spec(void)
+{
+    ktune_spec *spec = NULL;
+    ktune_diag d = {{0}};
+    CHECK_EQ_INT(ktune_spec_load(kt_test_path(SPEC), NULL, NULL, &spec, &d), KTUNE_OK);
+    ktune_selector *sel = NULL;
+    CHECK_EQ_INT(ktune_selector_open_spec(tuned_db(), spec, DEVICE, NULL, NULL, &sel, &d),
+                 KTUNE_OK);
+    ktune_choice c;
+    CHECK_EQ_INT(ktune_select(sel, "M=256,N=256,K=256", &c, &d), KTUNE_OK);
+    CHECK_EQ_INT(c.source, KTUNE_FROM_DATABASE);
+    CHECK_STR(c.config, FAST);
+    CHECK_EQ_INT(ktune_select(sel, "M=100,N=100,K=100", &c, &d), KTUNE_OK);
+    CHECK_EQ_INT(c.source, KTUNE_FROM_NEAREST); /* the spec's parameters */
+    CHECK_STR(c.from, "M=128,N=128,K=128");
+    ktune_selector_close(sel);
+    CHECK_STR(ktune_spec_name(spec), "gemm"); /* still the caller's */
+    CHECK_EQ_INT(ktune_selector_open_spec(tuned_db(), NULL, DEVICE, NULL, NULL, &sel, &d),
+                 KTUNE_EINVAL);
+    CHECK(strstr(d.msg, "ktune_selector_open_spec: NULL spec") != NULL);
+    CHECK(sel == NULL);
+    ktune_spec_free(spec);
+}
+
 static void test_unseen_shape_gets_the_nearest(void)
 {
     ktune_selector *sel = open_sel(tuned_db(), NULL, 0);
@@ -408,6 +434,7 @@ static void test_bad_input_is_a_clear_error(void)
 
 static const kt_test TESTS[] = {
     KT_T(test_exact_hit_is_the_stored_best),
+    KT_T(test_open_from_a_loaded_spec),
     KT_T(test_unseen_shape_gets_the_nearest),
     KT_T(test_far_shape_goes_to_the_model),
     KT_T(test_empty_database_gives_the_default),

@@ -82,7 +82,9 @@ struct ktune_selector {
     ktune_selector_opts opts;
     kt_db *db;              /* the selector's own read connection; used
                                under refresh_lock only */
-    kt_spec *spec;          /* NULL: selected by kernel name */
+    const kt_spec *spec;    /* NULL: selected by kernel name; the caller's
+                               (ktune_selector_open_spec) or own_spec */
+    kt_spec *own_spec;      /* loaded from the path ktune_selector_open got */
     char *kernel, *device;
     char **pnames;          /* np problem parameter names */
     size_t np;
@@ -604,13 +606,11 @@ static bool is_spec_path(const char *kernel)
 }
 
 /* A spec names the problem parameters and the default configuration. */
-static int open_spec(ktune_selector *s, const char *path, kt_diag *diag)
+static int use_spec(ktune_selector *s, const kt_spec *spec, kt_diag *diag)
 {
-    int rc = kt_spec_load(path, NULL, NULL, &s->spec, diag);
-    if (rc != KT_OK)
-        return rc;
-    const kt_spec *spec = s->spec;
+    s->spec = spec;
     uint16_t *def = calloc(spec->nparams + 1, sizeof *def);
+    int rc;
     s->np = spec->nproblem;
     s->pnames = calloc(s->np + 1, sizeof *s->pnames);
     s->default_values = calloc(spec->nparams + 1, sizeof *s->default_values);
@@ -628,7 +628,7 @@ static int open_spec(ktune_selector *s, const char *path, kt_diag *diag)
     free(def);
     if (rc == KT_OK && strlen(s->default_key) >= KTUNE_CHOICE_KEY_MAX)
         return kt_fail(diag, KT_ERANGE, "%s: the default configuration's key is longer "
-                       "than %d bytes", path, KTUNE_CHOICE_KEY_MAX - 1);
+                       "than %d bytes", spec->path, KTUNE_CHOICE_KEY_MAX - 1);
     return rc == KT_OK ? KT_OK : kt_fail(diag, rc, "out of memory");
 }
 
@@ -692,14 +692,30 @@ static int own_device(ktune_selector *s, kt_diag *diag)
     return rc;
 }
 
-static int open_parts(ktune_selector *s, const char *db_path, const char *kernel,
-                      const char *device, const char *model, kt_diag *diag)
+/* The spec the kernel names (a path ending in .json: loaded, owned) or the
+ * caller's; none for a kernel given by name. */
+static int open_spec(ktune_selector *s, const char *kernel, const kt_spec *spec,
+                     kt_diag *diag)
 {
-    int rc = db_path ? kt_db_open_mode(db_path, KT_DB_EXISTING, &s->db, diag) : KT_OK;
-    if (rc == KT_OK && is_spec_path(kernel))
-        rc = open_spec(s, kernel, diag);
+    int rc = KT_OK;
+    if (!spec && is_spec_path(kernel)) {
+        rc = kt_spec_load(kernel, NULL, NULL, &s->own_spec, diag);
+        spec = s->own_spec;
+    }
+    if (rc == KT_OK && spec)
+        rc = use_spec(s, spec, diag);
     else if (rc == KT_OK && !(s->kernel = kt_strdup(kernel)))
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    return rc;
+}
+
+static int open_parts(ktune_selector *s, const char *db_path, const char *kernel,
+                      const kt_spec *spec, const char *device, const char *model,
+                      kt_diag *diag)
+{
+    int rc = db_path ? kt_db_open_mode(db_path, KT_DB_EXISTING, &s->db, diag) : KT_OK;
+    if (rc == KT_OK)
+        rc = open_spec(s, kernel, spec, diag);
     if (rc == KT_OK && device && !(s->device = kt_strdup(device)))
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     else if (rc == KT_OK && !device)
@@ -727,19 +743,22 @@ static int open_parts(ktune_selector *s, const char *db_path, const char *kernel
     return rc;
 }
 
-int ktune_selector_open(const char *db_path, const char *kernel, const char *device,
-                        const char *model, const ktune_selector_opts *opts,
-                        ktune_selector **out, ktune_diag *diag)
+/* ktune_selector_open and _open_spec: the kernel by spec, else by
+ * kernel (a spec's path or a stored name). */
+static int open_selector(const char *fn, const char *db_path, const char *kernel,
+                         const kt_spec *spec, const char *device, const char *model,
+                         const ktune_selector_opts *opts, ktune_selector **out,
+                         ktune_diag *diag)
 {
     if (out)
         *out = NULL;
-    if (!kernel || !out)
-        return kt_fail(diag, KT_EINVAL, "ktune_selector_open: NULL %s",
-                       !kernel ? "kernel" : "out");
+    if (!(kernel || spec) || !out)
+        return kt_fail(diag, KT_EINVAL, "%s: NULL %s", fn,
+                       !out ? "out" : strstr(fn, "_spec") ? "spec" : "kernel");
     if (opts && opts->size != sizeof *opts)
-        return kt_fail(diag, KT_EINVAL, "ktune_selector_open: opts of %zu bytes, not "
-                       "%zu (initialise them with ktune_selector_opts_init)",
-                       opts->size, sizeof *opts);
+        return kt_fail(diag, KT_EINVAL, "%s: opts of %zu bytes, not %zu (initialise "
+                       "them with ktune_selector_opts_init)", fn, opts->size,
+                       sizeof *opts);
     ktune_selector *s = calloc(1, sizeof *s);
     if (!s)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
@@ -750,13 +769,30 @@ int ktune_selector_open(const char *db_path, const char *kernel, const char *dev
     pthread_mutex_init(&s->refresh_lock, NULL);
     pthread_rwlock_init(&s->cache.lock, NULL);
     atomic_store(&s->next_check_ns, now_ns() + (int64_t)s->opts.refresh_ms * 1000000);
-    int rc = open_parts(s, db_path, kernel, device, model, diag);
+    int rc = open_parts(s, db_path, kernel, spec, device, model, diag);
     if (rc != KT_OK) {
         ktune_selector_close(s);
         return rc;
     }
     *out = s;
     return KT_OK;
+}
+
+int ktune_selector_open(const char *db_path, const char *kernel, const char *device,
+                        const char *model, const ktune_selector_opts *opts,
+                        ktune_selector **out, ktune_diag *diag)
+{
+    return open_selector("ktune_selector_open", db_path, kernel, NULL, device, model, opts,
+                         out, diag);
+}
+
+int ktune_selector_open_spec(const char *db_path, const ktune_spec *spec,
+                             const char *device, const char *model,
+                             const ktune_selector_opts *opts, ktune_selector **out,
+                             ktune_diag *diag)
+{
+    return open_selector("ktune_selector_open_spec", db_path, NULL, spec, device, model,
+                         opts, out, diag);
 }
 
 void ktune_selector_close(ktune_selector *s)
@@ -778,7 +814,7 @@ void ktune_selector_close(ktune_selector *s)
     free(s->default_values);
     free(s->kernel);
     free(s->device);
-    kt_spec_free(s->spec);
+    kt_spec_free(s->own_spec);
     kt_db_close(s->db);
     pthread_mutex_destroy(&s->refresh_lock);
     free(s);
