@@ -176,7 +176,8 @@ bench: $(BUILD)/rel/libktune.a
 # Installation under $(DESTDIR)$(PREFIX): the worker goes to libexec/ktune/,
 # where src/measure/worker.c finds it from bin/ (the ktune program) and lib/
 # (a program linked with libktune.so); the specs and kernels the README's
-# examples name go to share/ktune/kernels/.  ktune.pc is written here, so it
+# examples name go to share/ktune/kernels/, where ktune_data_path finds them
+# the same way (import miopen, evaluate and predict use kernels/miopen).  ktune.pc is written here, so it
 # names the PREFIX of the installation, not that of the build.
 PREFIX     ?= /usr/local
 bindir      = $(PREFIX)/bin

@@ -50,6 +50,17 @@ extern "C" {
  * can compare it with the header it was compiled against. */
 KTUNE_API const char *ktune_version(void);
 
+/* The path of name among the data ktune installs under PREFIX/share/ktune
+ * (the kernels and their specs: "kernels/miopen",
+ * "kernels/gemm/gemm-c.json") into out (size bytes): looked for from the
+ * running program and from libktune.so as `make install` lays them out
+ * (PREFIX/bin or PREFIX/lib -> PREFIX/share/ktune/name) and as a built
+ * repository does (build/ktune -> name in the repository), then in the
+ * current folder.  Returns 0; KTUNE_ENOTFOUND when it is nowhere (out then
+ * gets name itself, for a message), KTUNE_EINVAL for NULL arguments,
+ * KTUNE_ERANGE when the path does not fit.  Thread-safe. */
+KTUNE_API int ktune_data_path(const char *name, char *out, size_t size);
+
 /* The i-th library (i = 0, 1, ...) that this build of libktune uses, for
  * reports such as `ktune --version`: *name gets its name ("SQLite",
  * "json-c", "XGBoost", "OpenBLAS"; a static string) and version (size bytes, NUL

@@ -45,6 +45,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Warnings from the library, printed as they come. */
 void cli_warn(void *user, const char *msg);
 
+/* The space of an MIOpen solver: spec if given, else KERNEL.json in the
+ * installed (or the repository's) kernels/miopen (ktune_data_path); the
+ * caller frees it.  NULL when out of memory. */
+char *cli_miopen_spec(const char *spec, const char *kernel);
+
 /* --problem TEXT of command cmd into *out (ktune_problem_free frees it),
  * by ktune_problem_parse: NULL gives the spec's defaults, else TEXT must set
  * every problem parameter once.  A bad or partial TEXT is a usage error

@@ -19,8 +19,9 @@ static const char USAGE[] =
     "  --beam K,...        beam widths (default 1,10,30,50,100)\n"
     "  --unconstrained     plain beam search (default: prefixes that cannot be\n"
     "                      completed validly are dropped)\n"
-    "  --spec FILE         the kernel's space (default kernels/miopen/KERNEL.json,\n"
-    "                      where the repository's MIOpen solvers' spaces are)\n"
+    "  --spec FILE         the kernel's space (default KERNEL.json among the MIOpen\n"
+    "                      solvers' spaces: PREFIX/share/ktune/kernels/miopen, or\n"
+    "                      kernels/miopen of the repository ktune was built in)\n"
     "  --limit N           evaluate only the first N held-out samples\n"
     "  --db FILE           accepted for symmetry with train; the model holds\n"
     "                      its held-out samples\n"
@@ -130,11 +131,7 @@ int cli_evaluate(int argc, char **argv)
         return cli_error("%s", diag.msg);
     ktune_model_info info;
     ktune_model_describe(m, &info);
-    /* the documented default: the repository's space of an MIOpen solver */
-    char *spec = NULL;
-    if (a.spec ? asprintf(&spec, "%s", a.spec) < 0
-               : asprintf(&spec, "kernels/miopen/%s.json", info.kernel) < 0)
-        spec = NULL;
+    char *spec = cli_miopen_spec(a.spec, info.kernel);
     a.eval.spec_path = spec && access(spec, R_OK) == 0 ? spec : NULL;
     ktune_eval_report r;
     if (!spec)

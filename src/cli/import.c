@@ -9,7 +9,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char USAGE[] =
     "usage: ktune import miopen PERFDB [--db FILE] [--device NAME] [--specs DIR]\n"
@@ -45,7 +44,8 @@ static const char USAGE[] =
     "  --kernel NAME       t4: the kernel name, for results that name none\n"
     "  --problem KEY       t4: the problem key, for results that name none\n"
     "  --specs DIR         miopen: the solvers' space-only specs (default\n"
-    "                      kernels/miopen, when that folder exists)\n"
+    "                      PREFIX/share/ktune/kernels/miopen, or kernels/miopen\n"
+    "                      of the repository ktune was built in)\n"
     "  --json              what was read as one JSON object on stdout: format,\n"
     "                      file, db, rows (read), added (new to the database)\n"
     "                      and what the format adds (e.g. ok: rows with a time)\n"
@@ -158,12 +158,10 @@ static int report_miopen(const char *file, const char *path, const ktune_import_
                   (unsigned long long)st->added, path, st->device);
 }
 
-/* The default spec folder, when ktune runs from the repository. */
-static const char *default_specs(void)
+/* The default spec folder, installed or the repository's; NULL if none. */
+static const char *default_specs(char *dir, size_t n)
 {
-    struct stat st;
-    return stat("kernels/miopen", &st) == 0 && S_ISDIR(st.st_mode) ? "kernels/miopen"
-                                                                   : NULL;
+    return ktune_data_path("kernels/miopen", dir, n) == KTUNE_OK ? dir : NULL;
 }
 
 int cli_import(int argc, char **argv)
@@ -179,7 +177,8 @@ int cli_import(int argc, char **argv)
     const char *path = "ktune.db";
     ktune_import_opts o;
     ktune_import_opts_init(&o);
-    o.spec_dir = default_specs();
+    char specs[4096];
+    o.spec_dir = default_specs(specs, sizeof specs);
     bool miopen_only = false; /* an option only 'miopen' takes was given */
     bool t4_only = false;     /* one only 't4' takes */
     bool json = false;

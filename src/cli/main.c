@@ -57,6 +57,16 @@ void cli_warn(void *user, const char *msg)
     fprintf(stderr, "ktune: %s\n", msg);
 }
 
+char *cli_miopen_spec(const char *spec, const char *kernel)
+{
+    char dir[4096];
+    char *path = NULL;
+    if (spec)
+        return strdup(spec);
+    ktune_data_path("kernels/miopen", dir, sizeof dir); /* else a path that fails */
+    return asprintf(&path, "%s/%s.json", dir, kernel) < 0 ? NULL : path;
+}
+
 int cli_getopt(const char *cmd, int argc, char **argv, const struct option *longopts)
 {
     opterr = 0; /* getopt's own messages name neither ktune nor a hint */

@@ -13,14 +13,15 @@ static const char USAGE[] =
     "usage: ktune predict --model MODEL --problem F=V,... [--top K]\n"
     "                     [--spec FILE | --unconstrained] [--json]\n\n"
     "Print the K most likely configurations for the problem, best first, with\n"
-    "their log-probability; with the kernel's space (default\n"
+    "their log-probability; with the kernel's space (default: the installed\n"
     "kernels/miopen/KERNEL.json) every one is a valid configuration.\n\n"
     "  --problem F=V,...   the problem's descriptor fields (as stored, e.g.\n"
     "                      in_channels=64,in_h=28,...); missing fields count\n"
     "                      as unknown\n"
     "  --top K             how many (default 10)\n"
-    "  --spec FILE         the kernel's space (default kernels/miopen/KERNEL.json,\n"
-    "                      where the repository's MIOpen solvers' spaces are)\n"
+    "  --spec FILE         the kernel's space (default KERNEL.json among the MIOpen\n"
+    "                      solvers' spaces: PREFIX/share/ktune/kernels/miopen, or\n"
+    "                      kernels/miopen of the repository ktune was built in)\n"
     "  --unconstrained     plain beam search\n"
     "  --json              a JSON array on stdout, best first: each prediction's\n"
     "                      config (an object), key and log_prob\n"
@@ -46,18 +47,6 @@ static void print_predictions(const ktune_predictions *p, bool json)
     }
     if (list)
         cli_json_print(list);
-}
-
-/* The kernel's space: --spec, else the documented default, the
- * repository's space of an MIOpen solver (caller frees); NULL when out of
- * memory. */
-static char *spec_path(const char *arg, const char *kernel)
-{
-    char *spec = NULL;
-    if (arg ? asprintf(&spec, "%s", arg) < 0
-            : asprintf(&spec, "kernels/miopen/%s.json", kernel) < 0)
-        return NULL;
-    return spec;
 }
 
 int cli_predict(int argc, char **argv)
@@ -96,7 +85,7 @@ int cli_predict(int argc, char **argv)
         return cli_error("%s", diag.msg);
     ktune_model_info info;
     ktune_model_describe(m, &info);
-    char *spec = spec_path(spec_arg, info.kernel);
+    char *spec = cli_miopen_spec(spec_arg, info.kernel);
     int krc = KTUNE_OK;
     if (!spec)
         rc = cli_error("out of memory");

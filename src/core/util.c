@@ -1,7 +1,9 @@
 /* util.c - diagnostics, strings, files, hashing and time helpers. */
 #include "core/util.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,3 +327,29 @@ int kt_key_fields(const char *key, char ***names, char ***values, size_t *n)
     return rc;
 }
 
+
+/* The first of places that ok accepts in the folder of the file at path. */
+static bool find_near(const char *path, const char *const *places, size_t n,
+                      bool (*ok)(const char *), char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    for (size_t i = 0; slash && i < n; i++) {
+        snprintf(out, size, "%.*s/%s", (int)(slash - path), path, places[i]);
+        if (ok(out))
+            return true;
+    }
+    return false;
+}
+
+bool kt_find_near_self(const char *const *places, size_t n, bool (*ok)(const char *path),
+                       char *out, size_t size)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[len > 0 ? len : 0] = '\0';
+    Dl_info lib = {0};
+    bool in_lib = dladdr((void *)kt_find_near_self, &lib) && lib.dli_fname &&
+                  lib.dli_fname[0] == '/';
+    return find_near(self, places, n, ok, out, size) ||
+           (in_lib && find_near(lib.dli_fname, places, n, ok, out, size));
+}

@@ -23,6 +23,13 @@ void kt_warn(ktune_warn_fn warn, void *user, const char *where, const char *fmt,
 void kt_vwarn(ktune_warn_fn warn, void *user, const char *where, const char *fmt,
               va_list ap);
 
+/* The first of n relative paths (places) that ok accepts, looked for in
+ * the folder of the running program's file, then in that of the file
+ * holding this code (libktune.so: a program linked with it lives
+ * anywhere), into out (size bytes); false when none is. */
+bool kt_find_near_self(const char *const *places, size_t n, bool (*ok)(const char *path),
+                       char *out, size_t size);
+
 /* Prefix diag's message with "prefix: " (for adding context on the way up). */
 void kt_diag_prefix(kt_diag *diag, const char *prefix);
 

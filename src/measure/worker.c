@@ -9,7 +9,6 @@
 #include "measure/measure.h"
 #include "measure/worker_proto.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -57,39 +56,21 @@ static kt_result failed_result(kt_status status)
 
 static bool executable(const char *path) { return access(path, X_OK) == 0; }
 
-/* The worker program near the file at path: beside it (the build folder,
- * the GPU bundle), or where `make install` puts it, PREFIX/libexec/ktune/,
- * seen from PREFIX/bin (the ktune program) or PREFIX/lib (libktune.so). */
-static bool worker_near(const char *path, char *out, size_t n)
-{
-    static const char *const places[] = {"ktune-worker", "../libexec/ktune/ktune-worker"};
-    const char *slash = strrchr(path, '/');
-    for (size_t i = 0; slash && i < sizeof places / sizeof *places; i++) {
-        snprintf(out, n, "%.*s/%s", (int)(slash - path), path, places[i]);
-        if (executable(out))
-            return true;
-    }
-    return false;
-}
-
-/* The worker program: opts, $KTUNE_WORKER, near the running executable,
- * near the shared library holding this code (a program linked with
- * libktune.so lives anywhere), then "ktune-worker" for posix_spawnp to find
- * on PATH. */
+/* The worker program: opts, $KTUNE_WORKER, near the running executable or
+ * the shared library holding this code (kt_find_near_self): beside it (the
+ * build folder, the GPU bundle), or where `make install` puts it,
+ * PREFIX/libexec/ktune/, seen from PREFIX/bin (the ktune program) or
+ * PREFIX/lib (libktune.so); then "ktune-worker" for posix_spawnp to find on
+ * PATH. */
 static void find_program(const kt_measure_opts *o, char *out, size_t n)
 {
+    static const char *const places[] = {"ktune-worker", "../libexec/ktune/ktune-worker"};
     const char *env = getenv("KTUNE_WORKER");
-    char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[len > 0 ? len : 0] = '\0';
-    Dl_info lib = {0};
-    bool in_lib = dladdr((void *)find_program, &lib) && lib.dli_fname &&
-                  lib.dli_fname[0] == '/';
     if (o->worker_path && o->worker_path[0])
         kt_strlcpy(out, n, o->worker_path);
     else if (env && env[0])
         kt_strlcpy(out, n, env);
-    else if (!worker_near(self, out, n) && !(in_lib && worker_near(lib.dli_fname, out, n)))
+    else if (!kt_find_near_self(places, KT_ARRAY_LEN(places), executable, out, n))
         kt_strlcpy(out, n, "ktune-worker");
 }
 
