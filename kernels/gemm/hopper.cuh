@@ -1,26 +1,14 @@
 // hopper.cuh - the device helpers the Hopper GEMMs (gemm_wgmma.cu,
-// gemm_wgmma_ws.cu, gemm_tma.cu) share: shared-memory addresses,
-// cp.async, mbarriers, async-proxy fence, wgmma (fences, descriptors,
-// the m64 x WN x k16 instruction, k32 for FP8) and the conversion to half /
-// bfloat16.  The including kernel defines TY, WN, ACC and KT_BF16 (and
-// KT_FP8, default 0) first.  ktune passes NVRTC the kernel's directory and
-// hashes this file with it.
+// gemm_wgmma_ws.cu, gemm_tma.cu) share: mbarriers, async-proxy fence,
+// wgmma (fences, descriptors, the m64 x WN x k16 instruction, k32 for
+// FP8), over common.cuh's element type, shared-memory addresses, cp16 and
+// conversion to half / bfloat16 (to_elem), which mma.cuh shares.  The
+// including kernel defines TY, WN, ACC and KT_BF16 (and KT_FP8, default 0)
+// first.  ktune passes NVRTC the kernel's directory and hashes this file
+// and common.cuh with it.
 #pragma once
 
-typedef unsigned short elem;
-
-__device__ __forceinline__ unsigned smem_addr(const void *p)
-{
-    unsigned r;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
-    return r;
-}
-
-__device__ __forceinline__ void cp16(unsigned dst, const void *src, int bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(bytes));
-}
+#include "common.cuh"
 
 __device__ __forceinline__ void st16(unsigned dst, elem v)
 {
@@ -121,15 +109,4 @@ __device__ __forceinline__ void pin(float *d)
 #pragma unroll
     for (int i = 0; i < ACC; i++)
         asm volatile("" : "+f"(d[i])::"memory");
-}
-
-__device__ __forceinline__ elem to_elem(float f)
-{
-    unsigned short h;
-#if KT_BF16
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-#else
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-#endif
-    return h;
 }

@@ -1,34 +1,20 @@
 // mma.cuh - the device helpers of the mma.sync tensor-core kernels
 // (gemm_tc.cu here, kernels/conv/conv_igemm_tc.cu through the link
-// kernels/conv/mma.cuh): shared-memory addresses, cp.async, ldmatrix, the
-// m16n8k16 FP16 / BF16 instruction with FP32 accumulation, a warp's
-// fragments and mma work of one shared-memory stage, and the converted,
-// edge-guarded store of a warp's accumulators to a row-major
-// matrix.  KT_BF16 (from the spec's CompilerOptions) picks bfloat16, else
-// half.  Elements travel as 16-bit words; the conversions are PTX, so no
-// header is needed.  ktune passes NVRTC the kernel's directory and hashes
-// this file with it.
+// kernels/conv/mma.cuh): cp.async groups, ldmatrix, the m16n8k16 FP16 /
+// BF16 instruction with FP32 accumulation, a warp's fragments and mma work
+// of one shared-memory stage, and the converted, edge-guarded store of a
+// warp's accumulators to a row-major matrix, over common.cuh's element
+// type, shared-memory addresses, cp16 and to_elem, which hopper.cuh
+// shares.  KT_BF16 (from the spec's CompilerOptions) picks bfloat16, else
+// half.  ktune passes NVRTC the kernel's directory and hashes this file and
+// common.cuh with it.
 #pragma once
 
 #ifndef KT_BF16
 #define KT_BF16 0
 #endif
 
-typedef unsigned short elem;
-
-__device__ __forceinline__ unsigned smem_addr(const void *p)
-{
-    unsigned r;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
-    return r;
-}
-
-// 16 bytes from global to shared memory, the last 16 - bytes zero-filled.
-__device__ __forceinline__ void cp16(unsigned dst, const void *src, int bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(bytes));
-}
+#include "common.cuh"
 
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n"); }
 
@@ -54,17 +40,6 @@ __device__ __forceinline__ void ldsm4t(const elem *p, unsigned &r0, unsigned &r1
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                  : "r"(smem_addr(p)));
-}
-
-__device__ __forceinline__ elem to_elem(float f)
-{
-    unsigned short h;
-#if KT_BF16
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-#else
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-#endif
-    return h;
 }
 
 // d += a b for one m16n8k16 tile.  A pure register operation: not

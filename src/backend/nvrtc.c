@@ -78,8 +78,8 @@ static char *include_path(const char *path)
 
 /* The options of one compilation: architecture (the device's, unless the
  * spec names one), the configuration's defines (defines.h) that matter,
- * the spec's options.  NULL on allocation failure. */
-static char **nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
+ * the spec's options (nvrtc.h). */
+char **kt_nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
 {
     const kt_spec *s = nv->spec;
     size_t ndef;
@@ -274,7 +274,7 @@ static void compile_one(const kt_nvrtc *nv, const uint16_t *cfg, kt_build *b)
     const char *src = cfg ? s->kernel_source : s->ref_source;
     const char *name = cfg ? s->kernel_name : s->ref_name;
     size_t nopts = 0;
-    char **opts = nvrtc_options(nv, cfg, &nopts);
+    char **opts = kt_nvrtc_options(nv, cfg, &nopts);
     *b = (kt_build){.status = KT_STATUS_COMPILE_ERROR};
     if (!opts) {
         snprintf(b->detail, sizeof b->detail, "out of memory");

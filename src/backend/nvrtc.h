@@ -22,6 +22,11 @@ typedef struct kt_nvrtc {
 
 typedef struct kt_nvrtc_job kt_nvrtc_job;
 
+/* The NVRTC options configuration cfg (NULL: the reference kernel) of
+ * nv->spec compiles with for nv->arch, *n of them (kt_defines_free frees
+ * them); NULL when memory runs out.  Only spec and arch of nv are read. */
+char **kt_nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n);
+
 /* Start compiling cfgs[0..n) (a NULL entry: the spec's reference kernel)
  * in nv->jobs threads; cfgs and nv must stay valid until kt_nvrtc_end. */
 int kt_nvrtc_start(const kt_nvrtc *nv, const uint16_t *const *cfgs, size_t n,
