@@ -1027,6 +1027,10 @@ typedef struct ktune_bench_opts {
     unsigned seeds;          /* runs per strategy and budget (20) */
     size_t warm;             /* first evaluate the winners of up to this many
                                 other recorded problems (0: from scratch) */
+    ktune_warn_fn warn;      /* each warning, one line "FILE: warning: ...":
+                                a recording's rows that cannot be kept in
+                                cache_dir; NULL: none */
+    void *warn_user;         /* given to warn */
 } ktune_bench_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */

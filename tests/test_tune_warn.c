@@ -1,6 +1,7 @@
 /* test_tune_warn.c - ktune_tune reports its warnings through the caller's
  * callback (ktune_tune_opts.warn), never silently: a default that its
- * spec's conditions exclude, and a recording's rows that cannot be kept.
+ * spec's conditions exclude, and a recording's rows that cannot be kept
+ * (also by ktune_benchmark, ktune_bench_opts.warn).
  * Through <ktune.h> alone, as an application sees it. */
 #include <ktune.h>
 
@@ -96,25 +97,55 @@ static void test_an_excluded_default_is_a_warning(void)
     ktune_spec_free(spec);
 }
 
+#define RECORDING "tests/data/kerneltuner/vector_add_a4000.json"
+#define NOT_KEPT "vector_add_a4000.json: warning: its rows are not kept for the next replay: "
+
+/* A cache folder that cannot be made: under a file. */
+static const char *bad_cache(void)
+{
+    FILE *f = fopen(kt_test_tmp("file"), "w");
+    CHECK(f != NULL);
+    fclose(f);
+    return kt_test_tmp("file/cache");
+}
+
 static void test_rows_not_kept_are_a_warning(void)
 {
     said s = {"", 0};
     ktune_tune_opts o;
     opts_for(&o, &s);
-    FILE *f = fopen(kt_test_tmp("file"), "w"); /* a file where a folder must be */
-    CHECK(f != NULL);
-    fclose(f);
-    o.cache_dir = kt_test_tmp("file/cache");
-    o.replay = kt_test_path("tests/data/kerneltuner/vector_add_a4000.json");
+    o.cache_dir = bad_cache();
+    o.replay = kt_test_path(RECORDING);
     o.strategy = "random";
     tune_ok(NULL, &o);
     CHECK_EQ_INT(s.n, 1);
-    CHECK(strstr(s.text, "vector_add_a4000.json: warning: its rows are not kept for the "
-                         "next replay: ") != NULL);
+    CHECK(strstr(s.text, NOT_KEPT) != NULL);
+}
+
+static void test_benchmark_rows_not_kept_are_a_warning(void)
+{
+    said s = {"", 0};
+    ktune_bench_opts o;
+    ktune_bench_opts_init(&o);
+    o.replay = kt_test_path(RECORDING);
+    o.cache_dir = bad_cache();
+    static const double budgets[] = {2};
+    o.budgets = budgets;
+    o.nbudgets = 1;
+    o.seeds = 1;
+    o.warn = keep;
+    o.warn_user = &s;
+    ktune_bench *b = NULL;
+    ktune_diag d = {{0}};
+    CHECK_EQ_INT(ktune_benchmark(NULL, &o, &b, &d), KTUNE_OK);
+    CHECK_EQ_INT(s.n, 1);
+    CHECK(strstr(s.text, NOT_KEPT) != NULL);
+    ktune_bench_free(b);
 }
 
 static const kt_test TESTS[] = {
     KT_T(test_an_excluded_default_is_a_warning),
     KT_T(test_rows_not_kept_are_a_warning),
+    KT_T(test_benchmark_rows_not_kept_are_a_warning),
 };
 KT_TEST_MAIN(TESTS)

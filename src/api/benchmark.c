@@ -106,7 +106,8 @@ int ktune_benchmark(const ktune_spec *spec, const ktune_bench_opts *o, ktune_ben
         return rc;
     if (!spec) { /* the recording alone: it chose its problem */
         kt_recording_opts ro = {.kernel = o->kernel, .problem = o->problem,
-                                .device = o->device, .cache_dir = o->cache_dir};
+                                .device = o->device, .cache_dir = o->cache_dir,
+                                .warn = o->warn, .warn_user = o->warn_user};
         kt_recording *rec = NULL;
         rc = kt_recording_open(o->replay, &ro, &rec, diag);
         if (rc == KT_OK)

@@ -289,6 +289,7 @@ int cli_benchmark(int argc, char **argv)
     o.nbudgets = a.nbudgets;
     o.seeds = (unsigned)a.seeds;
     o.warm = (size_t)a.warm;
+    o.warn = cli_warn;
     if (rc == CLI_OK && ktune_benchmark(spec, &o, &b, &d) != KTUNE_OK)
         rc = cli_error("%s", d.msg);
     if (rc == CLI_OK) {
