@@ -1,7 +1,7 @@
 #!/bin/sh
 # ptx_hashes.sh - the PTX hashes (bench/ptx_hashes.c) of a sample of every
 # CUDA spec that includes kernels/gemm/mma.cuh or hopper.cuh (and through
-# them common.cuh), with the problems test_cuda compiles: run it before and
+# them common.cuh), or tma.cuh, with the problems test_cuda compiles: run it before and
 # after a change to those headers and compare the two outputs (cmp), which
 # must be identical when the change only moves code.  Needs NVRTC
 # (LD_LIBRARY_PATH=/usr/local/cuda/lib64), not a GPU.  About 3 minutes on
@@ -28,3 +28,5 @@ $T kernels/gemm/gemm-tma-f16-cuda.json 4
 $T kernels/gemm/gemm-tma-bf16-cuda.json 3 "M=777,N=1024,K=1000"
 $T kernels/gemm/gemm-tma-f8-cuda.json 4
 $T kernels/gemm/gemm-tma-f8-cuda.json 3 "M=1000,N=1003,K=528"
+$T kernels/conv/conv-igemm-tma-f16-cuda.json 6
+$T kernels/conv/conv-igemm-tma-f16-cuda.json 4 "N=32,C=256,H=14,W=14,K=1024,R=1,S=1,stride=1,pad=0"

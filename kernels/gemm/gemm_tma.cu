@@ -95,56 +95,7 @@ typedef unsigned short in_t;
 #endif
 
 #include "hopper.cuh"
-
-// cuda.h's CUtensorMap, which NVRTC lacks: 128 opaque bytes, 64-aligned.
-struct __align__(64) CUtensorMap {
-    unsigned long long opaque[16];
-};
-
-// One arrival that also announces the bytes the copy engine will deliver.
-__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-                 "r"(bytes)
-                 : "memory");
-}
-
-// One arrival on the mbarrier at bar in another block (`rank`) of the
-// cluster.  The wgmma that read the stage has finished (wait_group), so
-// no data needs ordering: a plain (CTA-scope) arrival, not a release at
-// cluster scope, which would wait for this warp's stores of C.
-__device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned rank)
-{
-    asm volatile("{\n"
-                 ".reg .b32 remote;\n"
-                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
-                 "}\n" ::"r"(bar),
-                 "r"(rank)
-                 : "memory");
-}
-
-__device__ __forceinline__ unsigned cluster_rank()
-{
-#if CLUSTER > 1
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-#else
-    return 0;
-#endif
-}
-
-// Every thread of every block of the cluster (a block's barrier without one).
-__device__ __forceinline__ void cluster_sync()
-{
-#if CLUSTER > 1
-    asm volatile("barrier.cluster.arrive.release.aligned;\n"
-                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#else
-    __syncthreads();
-#endif
-}
+#include "tma.cuh"
 
 // Box (x, y) of the tensor map into shared memory at dst, completing on
 // bar; with mask, into every block of the cluster in the mask, at the same
@@ -165,16 +116,6 @@ __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap *map, i
                  " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
                  "l"(map), "r"(x), "r"(y), "r"(bar)
                  : "memory");
-}
-
-template <int N> __device__ __forceinline__ void set_regs_inc()
-{
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-
-template <int N> __device__ __forceinline__ void set_regs_dec()
-{
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
 // The tile scheduler: cluster tile t (CLUSTER block rows x one block

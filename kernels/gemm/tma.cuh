@@ -1,0 +1,73 @@
+// tma.cuh - the device helpers of the kernels that load with TMA and run
+// in thread-block clusters (kernels/gemm/gemm_tma.cu,
+// kernels/conv/conv_igemm_tma.cu): the tensor map's type, mbarrier
+// arrivals that announce bytes or reach another block of the cluster, the
+// cluster's rank and barrier, and setmaxnreg.  The including kernel
+// defines CLUSTER (1 or 2) first and includes hopper.cuh before it.  ktune
+// hashes this file with the kernel (nested includes are part of the
+// CUBIN's key).
+#pragma once
+
+#ifndef CLUSTER
+#error "tma.cuh: define CLUSTER before including it"
+#endif
+
+// cuda.h's CUtensorMap, which NVRTC lacks: 128 opaque bytes, 64-aligned.
+struct __align__(64) CUtensorMap {
+    unsigned long long opaque[16];
+};
+
+// One arrival that also announces the bytes the copy engine will deliver.
+__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+
+// One arrival on the mbarrier at bar in another block (`rank`) of the
+// cluster.  The wgmma that read the stage has finished (wait_group), so
+// no data needs ordering: a plain (CTA-scope) arrival, not a release at
+// cluster scope, which would wait for this warp's stores of C.
+__device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n"
+                 ".reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+                 "}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank()
+{
+#if CLUSTER > 1
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+// Every thread of every block of the cluster (a block's barrier without one).
+__device__ __forceinline__ void cluster_sync()
+{
+#if CLUSTER > 1
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+
+template <int N> __device__ __forceinline__ void set_regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+template <int N> __device__ __forceinline__ void set_regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
