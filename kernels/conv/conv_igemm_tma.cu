@@ -178,17 +178,7 @@ __device__ __forceinline__ void store_strip(elem *Y, const shape &g, const tile 
                                             int c0, const float *d, unsigned stage)
 {
     int lane = threadIdx.x % 32;
-    __syncwarp();
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            int r = lane / 4 + h * 8, c = i * 8 + (lane % 4) * 2;
-            unsigned v = to_elem(d[4 * i + 2 * h]) | ((unsigned)to_elem(d[4 * i + 2 * h + 1]) << 16);
-            unsigned a = stage + r * 128 + ((((c / 8) ^ (r & 7)) << 4) | (c % 8) * 2);
-            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v));
-        }
-    __syncwarp();
+    stage_strip(d, stage);
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         int r = i * 4 + lane / 8, ch = lane % 8, c = c0 + ch * 8;

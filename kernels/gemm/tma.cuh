@@ -2,7 +2,8 @@
 // in thread-block clusters (kernels/gemm/gemm_tma.cu,
 // kernels/conv/conv_igemm_tma.cu): the tensor map's type, mbarrier
 // arrivals that announce bytes or reach another block of the cluster, the
-// cluster's rank and barrier, and setmaxnreg.  The including kernel
+// cluster's rank and barrier, setmaxnreg, and the epilogue's swizzled
+// staging of a warp's accumulators.  The including kernel
 // defines CLUSTER (1 or 2) first and includes hopper.cuh before it.  ktune
 // hashes this file with the kernel (nested includes are part of the
 // CUBIN's key).
@@ -70,4 +71,25 @@ template <int N> __device__ __forceinline__ void set_regs_inc()
 template <int N> __device__ __forceinline__ void set_regs_dec()
 {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+// A warp's 16 x 64 strip of accumulators (wgmma's fragment layout, d) as
+// elem pairs into the warp's own 2 KB of shared memory at stage: 128-byte
+// rows whose 16-byte chunks are swizzled by the row (chunk ^ row % 8), so
+// that these stores and the row-wise reads after them spread over the
+// banks.  The epilogues (EPI 1) then write the rows out to global memory.
+__device__ __forceinline__ void stage_strip(const float *d, unsigned stage)
+{
+    int lane = threadIdx.x % 32;
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            int r = lane / 4 + h * 8, c = i * 8 + (lane % 4) * 2;
+            unsigned v = to_elem(d[4 * i + 2 * h]) | ((unsigned)to_elem(d[4 * i + 2 * h + 1]) << 16);
+            unsigned a = stage + r * 128 + ((((c / 8) ^ (r & 7)) << 4) | (c % 8) * 2);
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v));
+        }
+    __syncwarp();
 }
