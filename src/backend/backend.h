@@ -25,6 +25,11 @@ typedef struct kt_backend_opts {
     const char *compiler;    /* C backend: the compiler command, "cc" if NULL */
     const char *arch;        /* GPU backends: target ("sm_90"); NULL: the
                                 device's own, or sm_90 without a device */
+    int device;              /* the device's ordinal among the backend's
+                                (CUDA: cuDeviceGet's; OpenCL: within the
+                                chosen platform); 0: the first */
+    const char *platform;    /* OpenCL: a substring of the platform's name;
+                                NULL: the first platform with a device */
     bool worker;             /* opened in the measurement worker: only the
                                 worker's side of the table is used, so
                                 nothing for compiling need be loaded */

@@ -43,6 +43,7 @@ typedef struct cuda_ctx {
     const kt_spec *spec;
     kt_nvrtc_api nvrtc;
     cuda_device dev;
+    int ordinal;              /* the device (kt_backend_opts.device) */
     char arch[16];            /* "sm_90" */
     char *cache_dir;
     int jobs;
@@ -63,9 +64,10 @@ typedef struct cuda_ctx {
 
 /* ------------------------------------------------------------- probing */
 
-/* Describe device 0.  The tuner may hold CUDA state now: its measurement
- * worker is a program of its own, not a fork that would inherit it. */
-static void probe_device(cuda_device *d)
+/* Describe device `ordinal`.  The tuner may hold CUDA state now: its
+ * measurement worker is a program of its own, not a fork that would
+ * inherit it. */
+static void probe_device(cuda_device *d, int ordinal)
 {
     memset(d, 0, sizeof *d);
     kt_cuda_api cu;
@@ -76,9 +78,12 @@ static void probe_device(cuda_device *d)
         kt_strlcpy(d->why, sizeof d->why, diag.msg);
         return;
     }
-    if (cu.cuInit(0) != 0 || cu.cuDeviceGetCount(&n) != 0 || n < 1 ||
-        cu.cuDeviceGet(&dev, 0) != 0) {
+    if (cu.cuInit(0) != 0 || cu.cuDeviceGetCount(&n) != 0 || n < 1) {
         snprintf(d->why, sizeof d->why, "no CUDA device");
+        return;
+    }
+    if (ordinal < 0 || ordinal >= n || cu.cuDeviceGet(&dev, ordinal) != 0) {
+        snprintf(d->why, sizeof d->why, "no CUDA device %d (there are %d)", ordinal, n);
         return;
     }
     cu.cuDeviceGetName(d->name, sizeof d->name, dev);
@@ -114,6 +119,7 @@ static int cuda_open(const kt_spec *spec, const kt_backend_opts *opts, void **ou
     }
     c->spec = spec;
     c->jobs = opts->jobs > 0 ? opts->jobs : 1;
+    c->ordinal = opts->device;
     if (opts->worker) { /* the worker's side reads the device in ensure_ready */
         *out = c;
         return KT_OK;
@@ -126,7 +132,7 @@ static int cuda_open(const kt_spec *spec, const kt_backend_opts *opts, void **ou
         return rc;
     }
     kt_cache_sweep(c->cache_dir);
-    probe_device(&c->dev);
+    probe_device(&c->dev, c->ordinal);
     if (opts->arch)
         kt_strlcpy(c->arch, sizeof c->arch, opts->arch);
     else if (c->dev.present)
@@ -202,6 +208,19 @@ static int cu_fail(cuda_ctx *c, CUresult r, const char *what, kt_diag *diag)
                    msg ? msg : "unknown");
 }
 
+/* NVML's handle of the same device: found by PCI bus id, since NVML's
+ * indices ignore CUDA_VISIBLE_DEVICES.  Energy is optional: without NVML
+ * it stays unknown. */
+static void open_nvml(cuda_ctx *c, CUdevice dev)
+{
+    kt_diag quiet = {{0}};
+    char bus[32] = "";
+    if (kt_nvml_api_load(&c->nvml, &quiet) != KT_OK || c->nvml.nvmlInit() != 0 ||
+        c->cu.cuDeviceGetPCIBusId(bus, (int)sizeof bus, dev) != 0 ||
+        c->nvml.nvmlDeviceGetHandleByPciBusId(bus, &c->nvml_dev) != 0)
+        c->nvml_dev = NULL;
+}
+
 /* Initialise the driver in the worker, once: context, events and the L2
  * flush buffer (twice the H100's 50 MB L2). */
 static int ensure_ready(cuda_ctx *c, kt_diag *diag)
@@ -213,7 +232,7 @@ static int ensure_ready(cuda_ctx *c, kt_diag *diag)
     int rc = kt_cuda_api_load(&c->cu, diag);
     if (rc != KT_OK)
         return rc;
-    if ((r = c->cu.cuInit(0)) || (r = c->cu.cuDeviceGet(&dev, 0)) ||
+    if ((r = c->cu.cuInit(0)) || (r = c->cu.cuDeviceGet(&dev, c->ordinal)) ||
         (r = c->cu.cuDevicePrimaryCtxRetain(&c->cuctx, dev)) ||
         (r = c->cu.cuCtxSetCurrent(c->cuctx)))
         return cu_fail(c, r, "initialising the device", diag);
@@ -224,10 +243,7 @@ static int ensure_ready(cuda_ctx *c, kt_diag *diag)
     c->cu.cuDeviceGetAttribute(&c->dev.max_threads, KT_CU_MAX_THREADS_PER_BLOCK, dev);
     c->cu.cuDeviceGetAttribute(&c->dev.max_shared_optin, KT_CU_MAX_SHARED_PER_BLOCK_OPTIN,
                                dev);
-    kt_diag quiet = {{0}}; /* energy is optional: without NVML it stays unknown */
-    if (kt_nvml_api_load(&c->nvml, &quiet) == KT_OK && c->nvml.nvmlInit() == 0 &&
-        c->nvml.nvmlDeviceGetHandleByIndex(0, &c->nvml_dev) != 0)
-        c->nvml_dev = NULL;
+    open_nvml(c, dev);
     c->flush_bytes = 128u << 20;
     if ((r = c->cu.cuMemAlloc(&c->flush, c->flush_bytes)))
         return cu_fail(c, r, "allocating the L2 flush buffer", diag);

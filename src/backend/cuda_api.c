@@ -20,6 +20,7 @@ static const symbol CUDA_SYMBOLS[] = {
     CU(cuDeviceGetCount, "cuDeviceGetCount"),
     CU(cuDeviceGet, "cuDeviceGet"),
     CU(cuDeviceGetName, "cuDeviceGetName"),
+    CU(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId"),
     CU(cuDeviceGetAttribute, "cuDeviceGetAttribute"),
     CU(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
     CU(cuCtxSetCurrent, "cuCtxSetCurrent"),
@@ -58,7 +59,7 @@ static const symbol NVRTC_SYMBOLS[] = {
 #define NVML(field, name) {name, offsetof(kt_nvml_api, field)}
 static const symbol NVML_SYMBOLS[] = {
     NVML(nvmlInit, "nvmlInit_v2"),
-    NVML(nvmlDeviceGetHandleByIndex, "nvmlDeviceGetHandleByIndex_v2"),
+    NVML(nvmlDeviceGetHandleByPciBusId, "nvmlDeviceGetHandleByPciBusId_v2"),
     NVML(nvmlDeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption"),
     NVML(nvmlDeviceGetClockInfo, "nvmlDeviceGetClockInfo"),
 };

@@ -39,6 +39,7 @@ typedef struct kt_cuda_api {
     CUresult (*cuDeviceGetCount)(int *);
     CUresult (*cuDeviceGet)(CUdevice *, int);
     CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+    CUresult (*cuDeviceGetPCIBusId)(char *, int, CUdevice);
     CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
     CUresult (*cuCtxSetCurrent)(CUcontext);
@@ -98,7 +99,7 @@ enum { KT_NVML_CLOCK_SM = 1 }; /* NVML_CLOCK_SM */
 typedef struct kt_nvml_api {
     void *lib;
     int (*nvmlInit)(void);
-    int (*nvmlDeviceGetHandleByIndex)(unsigned, nvmlDevice_t *);
+    int (*nvmlDeviceGetHandleByPciBusId)(const char *, nvmlDevice_t *);
     int (*nvmlDeviceGetTotalEnergyConsumption)(nvmlDevice_t, unsigned long long *);
     int (*nvmlDeviceGetClockInfo)(nvmlDevice_t, int, unsigned *);
 } kt_nvml_api;

@@ -419,7 +419,8 @@ static int make_setup(kt_worker *w, const kt_backend *be, const kt_backend_opts 
     worker_setup s = {.spec_path = w->spec->path, .source_hash = w->spec->source_hash,
                       .problem = prob->key, .backend = (char *)be->name,
                       .cache_dir = (char *)bo->cache_dir, .compiler = (char *)bo->compiler,
-                      .arch = (char *)bo->arch, .ref_artifact = (char *)ref_artifact,
+                      .arch = (char *)bo->arch, .platform = (char *)bo->platform,
+                      .device = bo->device, .ref_artifact = (char *)ref_artifact,
                       .ref_cfg = (uint16_t *)ref_cfg, .nparams = w->spec->nparams,
                       .opts = w->opts, .shared_bytes = shared,
                       .memory_limit = limit < UINT64_MAX / 2 ? 2 * limit + (4ull << 30) : 0};

@@ -431,7 +431,8 @@ static int child_open(child *ch, const kt_backend *be, kt_diag *diag)
     if (rc == KT_OK && !ch->be)
         rc = kt_fail(diag, KT_EBACKEND, "the worker has no backend '%s'", s->backend);
     kt_backend_opts bo = {.cache_dir = s->cache_dir, .jobs = 1, .compiler = s->compiler,
-                          .arch = s->arch, .worker = true};
+                          .arch = s->arch, .platform = s->platform,
+                          .device = s->device, .worker = true};
     if (rc == KT_OK)
         rc = ch->be->open(ch->spec, &bo, &ch->be_ctx, diag);
     if (rc != KT_OK)

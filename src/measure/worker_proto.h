@@ -27,7 +27,7 @@
 
 #include "measure/worker.h"
 
-#define WORKER_PROTOCOL 2
+#define WORKER_PROTOCOL 3
 #define WORKER_SOCK_FD 3
 #define WORKER_SHARED_FD 4
 
@@ -58,7 +58,8 @@ typedef struct worker_setup {
     char *source_hash;     /* ... and checked to be the same kernel */
     char *problem;         /* canonical problem key */
     char *backend;         /* registered backend name */
-    char *cache_dir, *compiler, *arch;
+    char *cache_dir, *compiler, *arch, *platform;
+    int32_t device;        /* kt_backend_opts.device */
     char *ref_artifact;
     uint16_t *ref_cfg;     /* nparams value indices */
     size_t nparams;

@@ -63,9 +63,10 @@ int worker_setup_encode(const worker_setup *s, char **out, size_t *len)
     put(&w, &h, sizeof h);
     put(&w, &o, sizeof o);
     const char *strs[] = {s->spec_path, s->source_hash, s->problem, s->backend,
-                          s->cache_dir, s->compiler, s->arch, s->ref_artifact};
+                          s->cache_dir, s->compiler, s->arch, s->platform, s->ref_artifact};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         put_str(&w, strs[i]);
+    put(&w, &s->device, sizeof s->device);
     put(&w, s->ref_cfg, s->nparams * sizeof *s->ref_cfg);
     if (w.oom) {
         free(w.p);
@@ -129,9 +130,10 @@ int worker_setup_decode(const char *buf, size_t len, worker_setup *s, kt_diag *d
     s->shared_bytes = h.shared_bytes;
     s->memory_limit = h.memory_limit;
     char **strs[] = {&s->spec_path, &s->source_hash, &s->problem, &s->backend,
-                     &s->cache_dir, &s->compiler, &s->arch, &s->ref_artifact};
+                     &s->cache_dir, &s->compiler, &s->arch, &s->platform, &s->ref_artifact};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         *strs[i] = get_str(&r);
+    get(&r, &s->device, sizeof s->device);
     s->ref_cfg = calloc(s->nparams + 1, sizeof *s->ref_cfg);
     if (s->ref_cfg)
         get(&r, s->ref_cfg, s->nparams * sizeof *s->ref_cfg);
@@ -146,7 +148,7 @@ int worker_setup_decode(const char *buf, size_t len, worker_setup *s, kt_diag *d
 void worker_setup_clear(worker_setup *s)
 {
     char *strs[] = {s->spec_path, s->source_hash, s->problem, s->backend,
-                    s->cache_dir, s->compiler, s->arch, s->ref_artifact};
+                    s->cache_dir, s->compiler, s->arch, s->platform, s->ref_artifact};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         free(strs[i]);
     free(s->ref_cfg);
