@@ -455,6 +455,18 @@ typedef struct ktune_tune_opts {
                                 none.  (The spec's own warnings come from
                                 ktune_spec_load.) */
     void *warn_user;         /* given to warn */
+    unsigned shard;          /* with shards > 1: evaluate only share number
+                                shard (1 to shards) of the space: the valid
+                                configurations whose 0-based index in the
+                                space's order is shard - 1 modulo shards,
+                                so that the runs of shard 1 to shards (a job
+                                array) cover the space exactly once, each
+                                storing into its own database for
+                                ktune_db_merge.  The strategy, budget and
+                                warm starts work within the share; the
+                                default configuration is evaluated in its
+                                own share only (0) */
+    unsigned shards;         /* 0 or 1: the whole space (0) */
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */
@@ -695,6 +707,32 @@ typedef struct ktune_import_stats {
 KTUNE_API int ktune_db_import(ktune_db *db, ktune_import_format fmt, const char *path,
                               const ktune_import_opts *o, ktune_import_stats *stats,
                               ktune_diag *diag);
+
+/* What ktune_db_merge did with one input database. */
+typedef struct ktune_merge_stats {
+    uint64_t rows;           /* measurements the input holds */
+    uint64_t added;          /* of those, new to the output: merging the same
+                                input twice adds nothing */
+    uint64_t replaced;       /* failures the output held that the input's
+                                success of the same keys replaced */
+} ktune_merge_stats;
+
+/* Merge the ktune database at path into db (the jobs of an array, each run
+ * with ktune_tune_opts.shard into a database of its own; several machines'
+ * files), in one transaction: all of it, or on an error nothing.  Devices
+ * are matched by fingerprint, kernels by name and source hash, problems by
+ * key, measurements by device, problem and configuration.  Where both hold
+ * the same (device, kernel, problem, configuration), a success is kept and
+ * replaces a failure; of two successes or two failures, what db holds is
+ * kept (so the first input merged wins), and merging the same input again
+ * adds nothing.  The inputs' time/energy fronts (KTUNE_OBJECTIVE_PARETO)
+ * are merged as the front of their union.  The input is identified as
+ * ktune_db_open does (a version-1 file is upgraded) and otherwise only
+ * read.  stats may be NULL.  Returns 0; KTUNE_EINVAL for NULL db or path,
+ * or path naming db's own file; the codes of ktune_db_open for path;
+ * KTUNE_EDB, KTUNE_ENOMEM. */
+KTUNE_API int ktune_db_merge(ktune_db *db, const char *path, ktune_merge_stats *stats,
+                             ktune_diag *diag);
 
 /* ------------------------------------------------------------------ models */
 

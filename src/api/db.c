@@ -1,11 +1,12 @@
 /* db.c - the public results-database API (include/ktune.h) over store/:
  * the store's kt_db and kt_db_row are the public ktune_db and ktune_row
- * themselves; queries, the exports (store/export.c) and the imports of
- * other tools' recordings. */
+ * themselves; queries, the exports (store/export.c), the imports of
+ * other tools' recordings, and merging databases (store/merge.c). */
 #include "core/util.h"
 #include "store/csv_import.h"
 #include "store/export.h"
 #include "store/kerneltuner.h"
+#include "store/merge.h"
 #include "store/miopen.h"
 #include "store/t4.h"
 
@@ -170,4 +171,14 @@ int ktune_db_import(ktune_db *db, ktune_import_format fmt, const char *path,
     if (rc != KT_OK)
         memset(st, 0, sizeof *st);
     return rc;
+}
+
+int ktune_db_merge(ktune_db *db, const char *path, ktune_merge_stats *stats,
+                   ktune_diag *diag)
+{
+    if (stats)
+        *stats = (ktune_merge_stats){0};
+    if (!db || !path)
+        return kt_fail(diag, KT_EINVAL, "ktune_db_merge: %s is NULL", db ? "path" : "db");
+    return kt_db_merge(db, path, stats, diag);
 }

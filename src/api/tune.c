@@ -121,6 +121,11 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->cancel = o->cancel;
     t->warn = o->warn;
     t->warn_user = o->warn_user;
+    if (o->shards > 1 && (o->shard < 1 || o->shard > o->shards))
+        return kt_fail(diag, KT_EINVAL, "shard %u of %u: the shard must be 1 to %u",
+                       o->shard, o->shards, o->shards);
+    t->nshards = o->shards;
+    t->shard = o->shards > 1 ? o->shard - 1 : 0;
     return budget_of(o, &t->budget, diag);
 }
 

@@ -1,5 +1,6 @@
-/* db.c - `ktune db`: the best configurations, every row, or an export
- * (CSV, Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file). */
+/* db.c - `ktune db`: the best configurations, every row, an export (CSV,
+ * Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file), or
+ * databases merged into one. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -10,7 +11,8 @@
 
 static const char USAGE[] =
     "usage: ktune db (best | list | export (csv | t4 | t4-metadata | kerneltuner))\n"
-    "                [options]\n\n"
+    "                [options]\n"
+    "       ktune db merge OUT.db IN.db... [--json]\n\n"
     "  best                the fastest configuration per device, kernel, problem\n"
     "  list                every measurement, oldest first\n"
     "  export csv          every measurement as CSV on stdout\n"
@@ -27,7 +29,8 @@ static const char USAGE[] =
     "  --device NAME       only this device\n"
     "  --json              best, list: the rows as a JSON array on stdout, with\n"
     "                      every column of 'export csv' (the exports t4,\n"
-    "                      t4-metadata and kerneltuner are JSON already)\n"
+    "                      t4-metadata and kerneltuner are JSON already);\n"
+    "                      merge: what each input added, as a JSON array\n"
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
@@ -60,6 +63,48 @@ static int run_query(ktune_db *db, const char *what, const char *format, bool js
     return ktune_db_query(db, q, row_text, NULL, rows, diag);
 }
 
+/* One input's line of 'merge', or its JSON object. */
+static void merge_print(const char *path, const ktune_merge_stats *st, json_object *list)
+{
+    if (!list) {
+        printf("%s: %llu rows, %llu added, %llu failures replaced by successes\n", path,
+               (unsigned long long)st->rows, (unsigned long long)st->added,
+               (unsigned long long)st->replaced);
+        return;
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "input", json_object_new_string(path));
+    json_object_object_add(o, "rows", json_object_new_int64((int64_t)st->rows));
+    json_object_object_add(o, "added", json_object_new_int64((int64_t)st->added));
+    json_object_object_add(o, "replaced", json_object_new_int64((int64_t)st->replaced));
+    json_object_array_add(list, o);
+}
+
+/* merge OUT IN...: each input in turn; the first that fails stops it (the
+ * inputs before it stay merged). */
+static int merge(int n, char **paths, bool json)
+{
+    if (n < 2)
+        return cli_usage_error("db", "merge needs OUT.db and at least one IN.db");
+    ktune_diag diag = {{0}};
+    ktune_db *db = NULL;
+    json_object *list = json ? json_object_new_array() : NULL;
+    int rc = ktune_db_open(paths[0], KTUNE_DB_CREATE, &db, &diag);
+    for (int i = 1; rc == KTUNE_OK && i < n; i++) {
+        ktune_merge_stats st;
+        if ((rc = ktune_db_merge(db, paths[i], &st, &diag)) == KTUNE_OK)
+            merge_print(paths[i], &st, list);
+    }
+    ktune_db_close(db);
+    if (rc != KTUNE_OK) {
+        json_object_put(list);
+        return cli_error("%s", diag.msg);
+    }
+    if (list)
+        cli_json_print(list);
+    return CLI_OK;
+}
+
 int cli_db(int argc, char **argv)
 {
     static const struct option LONG[] = {
@@ -67,7 +112,8 @@ int cli_db(int argc, char **argv)
         {"problem", required_argument, 0, 'p'}, {"device", required_argument, 0, 'D'},
         {"json", no_argument, 0, 'J'},          {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    const char *path = "ktune.db";
+    static const char default_path[] = "ktune.db";
+    const char *path = default_path;
     ktune_query f;
     ktune_query_init(&f);
     bool json = false;
@@ -85,6 +131,11 @@ int cli_db(int argc, char **argv)
         }
     }
     const char *what = optind < argc ? argv[optind] : NULL;
+    if (what && strcmp(what, "merge") == 0) {
+        if (f.kernel || f.problem || f.device || path != default_path)
+            return cli_usage_error("db", "merge takes OUT.db IN.db... and --json only");
+        return merge(argc - optind - 1, argv + optind + 1, json);
+    }
     const char *format = optind + 1 < argc ? argv[optind + 1] : "";
     bool query = what && (strcmp(what, "best") == 0 || strcmp(what, "list") == 0);
     bool export = what && strcmp(what, "export") == 0 &&
@@ -93,8 +144,8 @@ int cli_db(int argc, char **argv)
                    strcmp(format, "kerneltuner") == 0);
     if (!(query && optind + 1 == argc) && !(export && optind + 2 == argc))
         return cli_usage_error("db", "expected 'best', 'list', 'export csv', "
-                               "'export t4', 'export t4-metadata' or "
-                               "'export kerneltuner'");
+                               "'export t4', 'export t4-metadata', "
+                               "'export kerneltuner' or 'merge'");
     if (json && strcmp(format, "csv") == 0)
         return cli_usage_error("db", "--json: 'export csv' writes CSV; 'db list --json' "
                                "gives the same rows as JSON");

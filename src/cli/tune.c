@@ -50,6 +50,11 @@ static const char USAGE[] =
     "  --time S            stop starting new measurements after S seconds\n"
     "                      (with --budget: whichever comes first)\n"
     "  --db FILE           results database (default ktune.db)\n"
+    "  --shard K/N         evaluate only the K-th of N disjoint shares of the\n"
+    "                      space (1 <= K <= N; every N-th valid configuration\n"
+    "                      from the K-th): the N jobs of an array cover it\n"
+    "                      once, each into its own --db, joined by 'ktune db\n"
+    "                      merge'; the strategy and --budget work in the share\n"
     "  --seed N            seed for the strategy and the input data (default 1)\n"
     "  --jobs N            parallel compilations, 1 to 1024 (default: number of\n"
     "                      CPUs)\n"
@@ -273,7 +278,7 @@ static void print_best(const ktune_run_info *r, const ktune_result *best)
     printf("\n");
 }
 
-static void print_default(const ktune_run *run)
+static void print_default(const ktune_run *run, const ktune_tune_opts *o)
 {
     const ktune_run_info *r = ktune_run_summary(run);
     const char *key;
@@ -290,6 +295,8 @@ static void print_default(const ktune_run *run)
             printf(", %.4g J per call", d.energy_j);
         printf("\nspeed-up %.2fx over the default configuration\n",
                ktune_run_speedup(run));
+    } else if (o->shards > 1 && d.status == KTUNE_STATUS_INVALID) {
+        printf("default  %s: not in this share\n", key);
     } else {
         printf("default  %s: %s%s%s\n", key, ktune_status_name(d.status),
                d.detail[0] ? ": " : "", d.detail);
@@ -312,13 +319,17 @@ static void print_front(const ktune_run *run)
     }
 }
 
-static void print_text(const ktune_run *run, const char *replay, const char *stopped,
-                       ktune_objective objective)
+static void print_text(const ktune_run *run, const ktune_tune_opts *o, const char *stopped)
 {
     const ktune_run_info *r = ktune_run_summary(run);
-    printf("%s %s on %s: %llu valid configurations%s\n", r->kernel, r->problem,
+    const char *replay = o->replay;
+    ktune_objective objective = o->objective;
+    printf("%s %s on %s: %llu valid configurations%s", r->kernel, r->problem,
            r->device, (unsigned long long)r->space_size,
            r->space_sampled ? ", a uniform sample of a space too large to list" : "");
+    if (o->shards > 1)
+        printf(" in share %u of %u", o->shard, o->shards);
+    printf("\n");
     if (replay)
         printf("replayed %llu from the recording %s in %.3f s:",
                (unsigned long long)r->measured, replay, r->seconds);
@@ -353,7 +364,7 @@ static void print_text(const ktune_run *run, const char *replay, const char *sto
                objective == KTUNE_OBJECTIVE_ENERGY ? "energy per call"
                                                    : "energy-delay product");
     print_best(r, &best);
-    print_default(run);
+    print_default(run, o);
     if (objective == KTUNE_OBJECTIVE_PARETO)
         print_front(run);
     if (ktune_run_map(run))
@@ -384,6 +395,23 @@ static int parse_budget(const char *text, ktune_tune_opts *o)
     o->budget_kind = KTUNE_BUDGET_COUNT;
     o->budget = (double)count;
     return count > 0 ? CLI_OK : cli_usage_error("tune", "--budget must be positive");
+}
+
+/* --shard K/N: two decimal numbers, 1 <= K <= N <= a million. */
+static int parse_shard(const char *text, ktune_tune_opts *o)
+{
+    static const char DIGITS[] = "0123456789";
+    size_t nk = strspn(text, DIGITS);
+    size_t nn = text[nk] == '/' ? strspn(text + nk + 1, DIGITS) : 0;
+    unsigned long k = nk && nk < 8 ? strtoul(text, NULL, 10) : 0;
+    unsigned long n = nn && nn < 8 && !text[nk + 1 + nn] ? strtoul(text + nk + 1, NULL, 10)
+                                                          : 0;
+    if (k < 1 || k > n || n > 1000000)
+        return cli_usage_error("tune", "--shard '%s': expected K/N, the K-th of N "
+                               "shares of the space, with 1 <= K <= N <= 1000000", text);
+    o->shard = (unsigned)k;
+    o->shards = (unsigned)n;
+    return CLI_OK;
 }
 
 /* What the command line asks for beyond the tuner's options. */
@@ -474,6 +502,7 @@ static int parse_option(int c, tune_args *a)
         o->warm = (size_t)u;
         break;
     case 'F': a->warm_from = optarg; break;
+    case 'H': rc = parse_shard(optarg, o); break;
     case 'J': a->json = true; break;
     case 'M': o->map = true; break;
     case 'o':
@@ -501,7 +530,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"max-memory", required_argument, 0, 'X'}, {"retry-failed", no_argument, 0, 'R'},
         {"kernel", required_argument, 0, 'K'},  {"help", no_argument, 0, 'h'},
         {"objective", required_argument, 0, 'o'}, {"warm-from", required_argument, 0, 'F'},
-        {0, 0, 0, 0}};
+        {"shard", required_argument, 0, 'H'},   {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
     while (rc == CLI_OK && (c = cli_getopt("tune", argc, argv, LONG)) != -1) {
@@ -606,7 +635,7 @@ static int report(const tune_args *a, const ktune_run *run)
     if (a->json)
         print_json(run, a->o.replay, stopped, a->o.objective);
     else
-        print_text(run, a->o.replay, stopped, a->o.objective);
+        print_text(run, &a->o, stopped);
     if (ktune_run_best(run, &key, &best) == KTUNE_OK || stopped)
         return CLI_OK;
     char counts[256] = "";

@@ -563,6 +563,8 @@ int kt_db_begin(kt_db *db, kt_diag *diag) { return exec(db, "BEGIN IMMEDIATE", d
 int kt_db_commit(kt_db *db, kt_diag *diag) { return exec(db, "COMMIT", diag); }
 void kt_db_rollback(kt_db *db) { exec(db, "ROLLBACK", NULL); }
 
+sqlite3 *kt_db_sqlite(kt_db *db) { return db->conn; }
+
 int64_t kt_db_changes(kt_db *db) { return sqlite3_total_changes64(db->conn); }
 
 int kt_db_data_version(kt_db *db, int64_t *out, kt_diag *diag)

@@ -128,6 +128,11 @@ int kt_db_begin(kt_db *db, kt_diag *diag);
 int kt_db_commit(kt_db *db, kt_diag *diag);
 void kt_db_rollback(kt_db *db);
 
+/* The SQLite connection, for the store's files that run SQL of their own
+ * over several files (merge.c attaches another database to it). */
+struct sqlite3;
+struct sqlite3 *kt_db_sqlite(kt_db *db);
+
 /* Rows inserted, updated or deleted since the database was opened. */
 int64_t kt_db_changes(kt_db *db);
 

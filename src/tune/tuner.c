@@ -34,6 +34,10 @@ typedef struct run {
     uint16_t *predicted;   /* a model's (tune/model_start.h), owned */
     kt_archive *map;       /* opts->map: every evaluation is offered to it */
     kt_worker *worker;     /* started at the first real measurement */
+    uint16_t *reference;   /* what the worker checks results against, chosen
+                              in the whole space (a shard's may lack it) */
+    bool reference_warn;   /* the default breaks the conditions: say so */
+    uint16_t *share;       /* opts->nshards > 1: this run's configurations */
     uint8_t *seen;         /* per built index: evaluated in this run */
     uint64_t limit;        /* configurations the budget allows */
     bool queue;            /* evaluations go into the first batch (search) */
@@ -133,6 +137,7 @@ static int build_space(run *r)
     }
     if (rc == KT_ERANGE || rc == KT_ECANCELED || rc == KT_EEMPTY)
         kt_diag_prefix(r->diag, r->spec->path);
+    r->rep->space_sampled = kt_space_is_sample(r->space); /* before a shard */
     return rc;
 }
 
@@ -190,6 +195,55 @@ static int check_objective(const run *r)
     return KT_OK;
 }
 
+/* The configuration results are checked against when the spec has no
+ * reference kernel: the default, unless its own spec's conditions exclude
+ * it (KTT's CoulombSum3d: a 16x1 work group against "X * Y >= 64"), as it
+ * may compute something else; the first valid configuration then.  Chosen
+ * in the whole space, before a shard narrows it, so that every shard
+ * checks against the same one. */
+static int choose_reference(run *r)
+{
+    if (!(r->reference = malloc(r->spec->nparams * sizeof *r->reference + 1)))
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    kt_space_default(r->space, r->reference);
+    if (!r->spec->ref_name && !kt_space_is_valid(r->space, r->reference) &&
+        kt_space_size(r->space) > 0) {
+        memcpy(r->reference, kt_space_at(r->space, 0),
+               r->spec->nparams * sizeof *r->reference);
+        r->reference_warn = true;
+    }
+    return KT_OK;
+}
+
+/* This run's share of the space (opts->shard of nshards): every nshards-th
+ * configuration of the built list from the shard-th, so that neighbours in
+ * the list (similar configurations, similar costs) spread over the shares.
+ * The space is then that list, and the budget counts in it. */
+static int take_share(run *r)
+{
+    uint64_t n = r->opts->nshards, k = r->opts->shard;
+    uint64_t size = kt_space_size(r->space);
+    size_t np = r->spec->nparams;
+    if (n <= 1)
+        return KT_OK;
+    if (k >= n)
+        return kt_fail(r->diag, KT_EINVAL, "shard %llu of %llu: the shard must be "
+                       "below the number of shards", (unsigned long long)k,
+                       (unsigned long long)n);
+    uint64_t m = size > k ? (size - k + n - 1) / n : 0;
+    if (m == 0)
+        return kt_fail(r->diag, KT_EEMPTY, "%s: share %llu of %llu is empty: the "
+                       "space of problem %s has %llu configurations", r->spec->path,
+                       (unsigned long long)k + 1, (unsigned long long)n, r->prob.key,
+                       (unsigned long long)size);
+    if (!(r->share = malloc(m * np * sizeof *r->share + 1)))
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
+    for (uint64_t i = 0; i < m; i++)
+        memcpy(r->share + i * np, kt_space_at(r->space, k + i * n), np * sizeof *r->share);
+    kt_space_restrict(r->space, r->share, m);
+    return kt_space_build(r->space, m, r->diag);
+}
+
 static int setup(run *r)
 {
     const kt_spec *spec = r->spec;
@@ -207,10 +261,13 @@ static int setup(run *r)
         restrict_to_recording(r);
     if (rc == KT_OK)
         rc = build_space(r);
+    if (rc == KT_OK)
+        rc = choose_reference(r);
+    if (rc == KT_OK)
+        rc = take_share(r);
     if (rc != KT_OK)
         return rc;
     r->rep->space_size = kt_space_size(r->space);
-    r->rep->space_sampled = kt_space_is_sample(r->space);
     if (!(r->rep->problem = kt_strdup(r->prob.key)) ||
         !(r->seen = calloc(r->rep->space_size + 1, 1)))
         return kt_fail(r->diag, KT_ENOMEM, "out of memory");
@@ -242,28 +299,19 @@ static int setup(run *r)
 
 /* --------------------------------------------------------- measurement */
 
-/* Compile the reference (the reference kernel, else the default
- * configuration) and start the worker that measures against it.  A
- * default its own spec's conditions exclude (KTT's CoulombSum3d: a 16x1
- * work group against "X * Y >= 64") may compute something else, so the
- * first valid configuration is the reference then. */
+/* Compile the reference (the reference kernel, else the configuration
+ * choose_reference chose) and start the worker that measures against it. */
 static int start_worker(run *r)
 {
-    uint16_t *def = malloc(r->spec->nparams * sizeof *def);
-    if (!def)
-        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
-    kt_space_default(r->space, def);
-    if (!r->spec->ref_name && !kt_space_is_valid(r->space, def) &&
-        kt_space_size(r->space) > 0) {
-        memcpy(def, kt_space_at(r->space, 0), r->spec->nparams * sizeof *def);
-        char *key = kt_spec_config_key(r->spec, def);
+    if (!r->spec->ref_name && r->reference_warn) {
+        char *key = kt_spec_config_key(r->spec, r->reference);
         kt_warn(r->opts->warn, r->opts->warn_user, r->spec->path, "the default "
                 "configuration breaks the spec's conditions for problem %s: results "
                 "are checked against the first valid one, %s", r->prob.key,
                 key ? key : "(out of memory)");
         free(key);
     }
-    const uint16_t *ref = r->spec->ref_name ? NULL : def;
+    const uint16_t *ref = r->spec->ref_name ? NULL : r->reference;
     kt_build b = {0};
     double t0 = kt_now();
     int rc = r->be->compile(r->be_ctx, &ref, 1, &b, r->diag);
@@ -271,11 +319,10 @@ static int start_worker(run *r)
         rc = kt_fail(r->diag, KT_ECOMPILE, "the reference (%s) does not compile: %s",
                      ref ? "default configuration" : r->spec->ref_name, b.detail);
     if (rc == KT_OK)
-        rc = kt_worker_new(r->be, &r->opts->backend, r->spec, &r->prob, b.artifact, def,
-                           &r->opts->measure, &r->worker, r->diag);
+        rc = kt_worker_new(r->be, &r->opts->backend, r->spec, &r->prob, b.artifact,
+                           r->reference, &r->opts->measure, &r->worker, r->diag);
     r->rep->start_s += kt_now() - t0;
     kt_builds_clear(&b, 1);
-    free(def);
     return rc;
 }
 
@@ -720,6 +767,8 @@ int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
         r.be->close(r.be_ctx);
     free(r.seen);
     kt_space_free(r.space);
+    free(r.share);
+    free(r.reference);
     kt_problem_clear(&r.prob);
     return rc;
 }

@@ -109,6 +109,12 @@ typedef struct kt_tune_opts {
                                exclude, a recording's rows not kept); NULL:
                                none */
     void *warn_user;
+    uint32_t shard;         /* with nshards > 1: the run sees only the valid
+                               configurations whose index in the space's
+                               order is shard modulo nshards (0-based), so
+                               nshards runs cover the space exactly once;
+                               the budget is a share of that share */
+    uint32_t nshards;       /* 0 or 1: the whole space */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
