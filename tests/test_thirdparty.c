@@ -1,5 +1,6 @@
 /* test_thirdparty.c - the third-party CUDA specs shipped under kernels/bat
- * and kernels/ktt, and what running them needs from the CUDA backend:
+ * and kernels/ktt (and kernels/xgemm's CUDA side: our kernel, a third
+ * party's space), and what running them needs from the CUDA backend:
  *   - each spec parses and counts its space as a Python brute force does;
  *   - the kernel's name goes to NVRTC as a name expression and the compiled
  *     file carries the lowered symbol (mangled for a C++ kernel such as
@@ -46,6 +47,7 @@ static const shipped SHIPPED[] = {
     {"kernels/bat/MD5Hash/MD5Hash-CAFF.json", 165888, "FindKeyWithDigest_Kernel"},
     {"kernels/bat/convolution/convolution-CAFF.json", 6768, "convolution_kernel"},
     {"kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json", 210, "directCoulombSum"},
+    {"kernels/xgemm/xgemm-cuda.json", 17956, "Xgemm"}, /* ours, in CLBlast's space */
 };
 
 static kt_spec *load(const char *path)

@@ -119,9 +119,10 @@ int ktune_benchmark(const ktune_spec *spec, const ktune_bench_opts *o, ktune_ben
     ktune_problem *p = NULL;
     kt_replay *rp = NULL;
     rc = ktune_problem_parse(spec, o->problem, 0, &p, diag);
+    kt_recording_opts ro = {.device = o->device, .cache_dir = o->cache_dir,
+                            .warn = o->warn, .warn_user = o->warn_user};
     if (rc == KT_OK)
-        rc = kt_replay_open(o->replay, spec->name, spec->source_hash, ktune_problem_key(p),
-                            o->device, &rp, diag);
+        rc = kt_replay_open_for_spec(o->replay, spec, ktune_problem_key(p), &ro, &rp, diag);
     if (rc == KT_OK)
         rc = compare(spec, rp, o->problem, o, out, diag);
     kt_replay_free(rp);

@@ -170,9 +170,10 @@ static int open_recording(const kt_spec **spec, const ktune_tune_opts *o,
     }
     ktune_problem *prob = NULL;
     int rc = ktune_problem_parse(*spec, o->problem, 0, &prob, diag);
+    kt_recording_opts ro = {.device = o->device, .cache_dir = o->cache_dir,
+                            .warn = o->warn, .warn_user = o->warn_user};
     if (rc == KT_OK && o->replay)
-        rc = kt_replay_open(o->replay, (*spec)->name, (*spec)->source_hash, prob->key,
-                            o->device, rp, diag);
+        rc = kt_replay_open_for_spec(o->replay, *spec, prob->key, &ro, rp, diag);
     ktune_problem_free(prob);
     return rc;
 }

@@ -821,19 +821,33 @@ static bool is_csv(const char *head, size_t n)
     return at < n && head[at] >= 'a' && head[at] <= 'z';
 }
 
+/* The first 16 bytes of the file at path into head (zeros past its end);
+ * how many there were. */
+static size_t file_head(const char *path, char head[16])
+{
+    memset(head, 0, 16);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, 16, f) : 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static bool is_sqlite(const char *head, size_t n)
+{
+    return n == 16 && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
 /* The rows of the file, by its kind: an SQLite header is a database, a
  * column name a CSV export, anything else is read as JSON (compressed or
  * not). */
 static int read_file(reader *rd)
 {
-    char head[16] = {0};
-    FILE *f = fopen(rd->path, "rb");
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    int rc = n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0 ? read_db(rd)
-             : is_csv(head, n)                                           ? read_csv(rd)
-                                                                  : read_json_kept(rd);
+    char head[16];
+    size_t n = file_head(rd->path, head);
+    int rc = is_sqlite(head, n) ? read_db(rd)
+             : is_csv(head, n)  ? read_csv(rd)
+                                : read_json_kept(rd);
     if (rc == KT_OK && rd->n == 0)
         rc = kt_fail(rd->diag, KT_EFORMAT, "%s: records no configuration", rd->path);
     return rc;
@@ -885,3 +899,48 @@ const kt_spec *kt_recording_spec(const kt_recording *r) { return r->spec; }
 const kt_replay *kt_recording_replay(const kt_recording *r) { return r->replay; }
 const char *kt_recording_kind(const kt_recording *r) { return r->kind; }
 const char *kt_recording_problem(const kt_recording *r) { return r->problem ? r->problem : ""; }
+
+/* ------------------------------------------------------------ for a spec */
+
+/* KT_OK when the recording's parameters are the spec's, the same names in
+ * the same order (its configuration keys are then the spec's), else
+ * KT_EFORMAT naming the first that differs. */
+static int same_params(const kt_spec *rec, const kt_spec *spec, const char *path,
+                       kt_diag *diag)
+{
+    size_t n = rec->nparams < spec->nparams ? rec->nparams : spec->nparams;
+    for (size_t d = 0; d < n; d++)
+        if (strcmp(rec->params[d].name, spec->params[d].name) != 0)
+            return kt_fail(diag, KT_EFORMAT, "%s: its parameter %zu is '%s', the spec's "
+                           "'%s': a recording replays a spec of the same parameters in "
+                           "the same order", path, d + 1, rec->params[d].name,
+                           spec->params[d].name);
+    if (rec->nparams != spec->nparams)
+        return kt_fail(diag, KT_EFORMAT, "%s: %zu parameters, the spec has %zu", path,
+                       rec->nparams, spec->nparams);
+    return KT_OK;
+}
+
+int kt_replay_open_for_spec(const char *path, const kt_spec *spec, const char *problem,
+                            const kt_recording_opts *o, kt_replay **out, kt_diag *diag)
+{
+    static const kt_recording_opts NONE = {0};
+    char head[16];
+    *out = NULL;
+    o = o ? o : &NONE;
+    size_t n = file_head(path, head);
+    if (n == 0 || is_sqlite(head, n)) /* a missing file is a missing database */
+        return kt_replay_open(path, spec->name, spec->source_hash, problem, o->device, out,
+                              diag);
+    kt_recording *r = NULL;
+    int rc = kt_recording_open(path, o, &r, diag);
+    if (rc == KT_OK)
+        rc = same_params(r->spec, spec, path, diag);
+    if (rc == KT_OK) {
+        kt_replay_set_space(r->replay, NULL, 0); /* the spec's conditions make it */
+        *out = r->replay;
+        r->replay = NULL;
+    }
+    kt_recording_free(r);
+    return rc;
+}

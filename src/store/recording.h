@@ -79,4 +79,17 @@ const char *kt_recording_kind(const kt_recording *r);
 /* The recorded problem key (as the file gives it; "" for none). */
 const char *kt_recording_problem(const kt_recording *r);
 
+/* The replay of spec for problem (a key) from the file at path, for
+ * `ktune tune SPEC --replay FILE`: a database answers with its rows of the
+ * spec's kernel and source (kt_replay_open, o->device choosing the
+ * device); any other recording (a Kernel Tuner cache, a T4 file, a CSV
+ * export) answers whatever its kernel, source and problem are called,
+ * once its parameters are the spec's, by name and in order (else
+ * KT_EFORMAT naming the first that differs): the spec's conditions, not
+ * the recorded rows, make the space, so a configuration the recording
+ * lacks fails the run when a strategy proposes it.  o (may be NULL):
+ * device, cache_dir and warn as for kt_recording_open. */
+int kt_replay_open_for_spec(const char *path, const kt_spec *spec, const char *problem,
+                            const kt_recording_opts *o, kt_replay **out, kt_diag *diag);
+
 #endif /* KT_RECORDING_H */
