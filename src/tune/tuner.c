@@ -33,8 +33,9 @@ typedef struct run {
     bool start_only;
     uint16_t *predicted;   /* a model's (tune/model_start.h), owned */
     kt_archive *map;       /* opts->map: every evaluation is offered to it */
-    kt_worker *worker;     /* started at the first real measurement */
-    uint16_t *reference;   /* what the worker checks results against, chosen
+    kt_exec exec;          /* opened at the first real measurement */
+    kt_exec_env exec_env;  /* what it was told */
+    uint16_t *reference;   /* what the workers check results against, chosen
                               in the whole space (a shard's may lack it) */
     bool reference_warn;   /* the default breaks the conditions: say so */
     uint16_t *share;       /* opts->nshards > 1: this run's configurations */
@@ -299,33 +300,6 @@ static int setup(run *r)
 
 /* --------------------------------------------------------- measurement */
 
-/* Compile the reference (the reference kernel, else the configuration
- * choose_reference chose) and start the worker that measures against it. */
-static int start_worker(run *r)
-{
-    if (!r->spec->ref_name && r->reference_warn) {
-        char *key = kt_spec_config_key(r->spec, r->reference);
-        kt_warn(r->opts->warn, r->opts->warn_user, r->spec->path, "the default "
-                "configuration breaks the spec's conditions for problem %s: results "
-                "are checked against the first valid one, %s", r->prob.key,
-                key ? key : "(out of memory)");
-        free(key);
-    }
-    const uint16_t *ref = r->spec->ref_name ? NULL : r->reference;
-    kt_build b = {0};
-    double t0 = kt_now();
-    int rc = r->be->compile(r->be_ctx, &ref, 1, &b, r->diag);
-    if (rc == KT_OK && b.status != KT_STATUS_OK)
-        rc = kt_fail(r->diag, KT_ECOMPILE, "the reference (%s) does not compile: %s",
-                     ref ? "default configuration" : r->spec->ref_name, b.detail);
-    if (rc == KT_OK)
-        rc = kt_worker_new(r->be, &r->opts->backend, r->spec, &r->prob, b.artifact,
-                           r->reference, &r->opts->measure, &r->worker, r->diag);
-    r->rep->start_s += kt_now() - t0;
-    kt_builds_clear(&b, 1);
-    return rc;
-}
-
 /* The first correct result decides whether the run has energy (tuner.h):
  * without it the run stops, rather than rank configurations by nothing.
  * Later ones without (a reading that failed once: a batch too long for
@@ -424,82 +398,49 @@ static bool budget_left(const run *r)
            !cancelled(r);
 }
 
-/* One built configuration: measured in the worker, or its compile error
- * recorded. */
-static int measure_one(run *r, const uint16_t *cfg, const char *key, const kt_build *b)
-{
-    kt_result res = {.status = KT_STATUS_COMPILE_ERROR, .time_ms = NAN, .min_ms = NAN,
-                     .spread = NAN, .energy_j = NAN, .power_w = NAN};
-    int rc = KT_OK;
-    if (b->status == KT_STATUS_OK) {
-        if (!r->worker)
-            rc = start_worker(r);
-        double t0 = kt_now();
-        if (rc == KT_OK)
-            rc = kt_worker_eval(r->worker, b->artifact, cfg, &res, r->diag);
-        r->rep->measure_s += kt_now() - t0;
-    } else {
-        kt_strlcpy(res.detail, sizeof res.detail, b->detail);
-    }
-    res.compile_ms = b->compile_ms;
-    if (rc == KT_OK && cancelled(r) && res.status != KT_STATUS_OK)
-        return KT_OK; /* the stop signal may have killed the compiler or worker */
-    return rc == KT_OK ? record(r, cfg, key, &res, false) : rc;
-}
-
-/* Compile the n configurations together, then measure them in order. */
-static int measure_batch(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
-{
-    kt_build *builds = calloc(n, sizeof *builds);
-    if (!builds)
-        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
-    double t0 = kt_now();
-    int rc = r->be->compile(r->be_ctx, cfgs, n, builds, r->diag);
-    r->rep->compile_wait_s += kt_now() - t0;
-    for (size_t i = 0; rc == KT_OK && i < n && budget_left(r); i++)
-        rc = measure_one(r, cfgs[i], keys[i], &builds[i]);
-    kt_builds_clear(builds, n);
-    free(builds);
-    return rc;
-}
-
-/* Measure each configuration as soon as it is built, while the backend
- * compiles the others (the GPU measures, the CPUs compile). */
-static int measure_streamed(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
-{
-    void *job = NULL;
-    int rc = r->be->compile_start(r->be_ctx, cfgs, n, &job, r->diag);
-    /* The first worker computes the reference while the batch compiles,
-     * instead of after its first build. */
-    if (rc == KT_OK && !r->worker)
-        rc = start_worker(r);
-    while (rc == KT_OK && budget_left(r)) {
-        size_t i = 0;
-        kt_build b = {0};
-        double t0 = kt_now();
-        rc = r->be->compile_next(job, &i, &b, r->diag);
-        r->rep->compile_wait_s += kt_now() - t0;
-        if (rc == KT_OK)
-            rc = measure_one(r, cfgs[i], keys[i], &b);
-        kt_builds_clear(&b, 1);
-    }
-    if (job)
-        r->be->compile_end(job);
-    return rc == KT_EDONE ? KT_OK : rc;
-}
-
 /* Whether builds reach the worker one by one as they finish. */
 static bool streams(const run *r)
 {
     return r->be && r->be->compile_start && !r->opts->no_overlap;
 }
 
-/* Measure n configurations that are not in the database. */
+/* The executor, opened at the first measurement (a run answered from the
+ * database or a replay measures nothing). */
+static int open_exec(run *r)
+{
+    const kt_tune_opts *o = r->opts;
+    r->exec_env = (kt_exec_env){.spec = r->spec, .prob = &r->prob,
+                                .be = r->be, .be_ctx = r->be_ctx,
+                                .be_opts = &o->backend, .measure = &o->measure,
+                                .no_overlap = o->no_overlap, .devices = o->devices,
+                                .ndevices = o->ndevices, .reference = r->reference,
+                                .reference_warn = r->reference_warn, .warn = o->warn,
+                                .warn_user = o->warn_user};
+    kt_exec_open_fn open = o->exec_open ? o->exec_open : kt_exec_local_open;
+    return open(o->exec_user, &r->exec_env, &r->exec, r->diag);
+}
+
+/* Measure n configurations that are not in the database: the executor
+ * compiles and measures them, and each result is recorded here as it
+ * comes, until the batch is done or the budget is spent. */
 static int measure(run *r, const uint16_t *const *cfgs, char **keys, size_t n)
 {
-    if (streams(r))
-        return measure_streamed(r, cfgs, keys, n);
-    return measure_batch(r, cfgs, keys, n);
+    int rc = r->exec.ops ? KT_OK : open_exec(r);
+    if (rc == KT_OK)
+        rc = kt_exec_start(&r->exec, cfgs, n, r->diag);
+    if (rc != KT_OK)
+        return rc;
+    while (rc == KT_OK && budget_left(r)) {
+        size_t i = 0;
+        kt_result res;
+        rc = kt_exec_next(&r->exec, &i, &res, r->diag);
+        /* After a stop signal a failure may be the signal's doing (it may
+         * have reached the compiler or the worker): not stored. */
+        if (rc == KT_OK && !(cancelled(r) && res.status != KT_STATUS_OK))
+            rc = record(r, cfgs[i], keys[i], &res, false);
+    }
+    kt_exec_end(&r->exec);
+    return rc == KT_EDONE ? KT_OK : rc;
 }
 
 /* The stored result of key: in a replay from the recording (a miss is an
@@ -758,8 +699,13 @@ int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
     free(r.first);
     free(r.predicted);
     out->seconds = kt_now() - r.start;
-    kt_worker_phases_add(r.worker, out->phase_s);
-    kt_worker_free(r.worker);
+    kt_exec_stats st = {0};
+    kt_exec_stats_add(&r.exec, &st);
+    kt_exec_close(&r.exec);
+    out->start_s = st.start_s;
+    out->compile_wait_s = st.compile_wait_s;
+    out->measure_s = st.measure_s;
+    memcpy(out->phase_s, st.phase_s, sizeof out->phase_s);
     if (r.strategy_state)
         r.strategy->free(r.strategy_state);
     kt_db_close(r.db);

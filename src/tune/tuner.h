@@ -3,11 +3,13 @@
  *
  * Each proposed configuration is answered from the results database when
  * it was measured before on this device for this kernel source and problem
- * (so an interrupted run resumes); otherwise it is compiled (several at a
- * time; where the backend streams builds, each is measured as soon as it is
- * built while the rest still compile) and measured in the isolated worker,
- * and its result is committed before the next one starts.  The default configuration is evaluated
- * first, so the report can give the speed-up over it.
+ * (so an interrupted run resumes); otherwise an executor (tune/exec.h)
+ * compiles it (several at a time; where the backend streams builds, each
+ * is measured as soon as it is built while the rest still compile) and
+ * measures it in an isolated worker (one per device of opts.devices), and
+ * each result is committed on the tuner's thread as it comes back.  The
+ * default configuration is evaluated first, so the report can give the
+ * speed-up over it.
  *
  * With a replay (store/replay.h) nothing is compiled, run or stored: every
  * evaluation is answered from the recording and counted as measured, and
@@ -28,7 +30,7 @@
 #ifndef KT_TUNER_H
 #define KT_TUNER_H
 
-#include "measure/worker.h"
+#include "tune/exec.h"
 #include "search/archive.h"
 #include "search/objective.h"
 #include "search/strategy.h"
@@ -115,6 +117,13 @@ typedef struct kt_tune_opts {
                                nshards runs cover the space exactly once;
                                the budget is a share of that share */
     uint32_t nshards;       /* 0 or 1: the whole space */
+    const int *devices;     /* one worker per device ordinal, each fed by a
+                               thread of its own (tune/exec.h); NULL: one
+                               worker on backend.device */
+    size_t ndevices;
+    kt_exec_open_fn exec_open; /* where configurations are measured (an MPI
+                               executor); NULL: kt_exec_local_open */
+    void *exec_user;        /* given to exec_open */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
@@ -131,7 +140,8 @@ typedef struct kt_tune_report {
     double seconds;
     double compile_wait_s;  /* of which spent waiting for the compiler */
     double start_s;         /* compiling the reference, starting workers */
-    double measure_s;       /* in the worker's evaluations, messages included */
+    double measure_s;       /* in the worker's evaluations, messages included
+                               (these three: summed over the workers) */
     double record_s;        /* storing results */
     double phase_s[KT_PHASE_COUNT]; /* the worker's evaluations by phase
                                (measure/worker.h), inside measure_s */
