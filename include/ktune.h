@@ -1276,10 +1276,19 @@ KTUNE_API const ktune_transfer_row *ktune_transfer_bench_row(const ktune_transfe
  * the tables `ktune tune` fills (ktune db list shows them) with a detail
  * starting "online:"; failures as they are found.
  *
- * Kernels: C specs (the C backend's shared objects, loaded with dlopen);
- * KTUNE_EBACKEND for other languages.  The arguments are generic, as the
- * spec declares them: args[i] points to argument i's value (a scalar's
- * bytes, or the variable holding a buffer's pointer). */
+ * Kernels: C specs (the C backend's shared objects, loaded with dlopen,
+ * each call one call of the function, timed by the clock) and CUDA specs
+ * (compiled by NVRTC in the background thread; each call one launch on
+ * opts.stream in the calling thread's current context, which must be the
+ * device's primary context, the one the CUDA runtime API uses (a thread
+ * with no current context gets it); timed by a pair of CUDA events around
+ * the launch, without the L2 flush and repetitions of `ktune tune`'s
+ * timing, and the call waits for the kernel to end).  KTUNE_EBACKEND for
+ * other languages, and for CUDA where no device or driver is.  The
+ * arguments are generic, as the spec declares them: args[i] points to
+ * argument i's value (a scalar's bytes, or the variable holding a buffer's
+ * pointer: a host pointer for C, a device pointer from cudaMalloc or
+ * cuMemAlloc for CUDA). */
 typedef struct ktune_online ktune_online;
 
 typedef enum ktune_online_verify {
@@ -1316,6 +1325,11 @@ typedef struct ktune_online_opts {
     size_t warm;             /* nearest problems' winners taken (4) */
     uint64_t seed;           /* random candidates (1) */
     ktune_online_verify verify; /* KTUNE_ONLINE_VERIFY_WORKER */
+    void *stream;            /* CUDA: the stream the kernels launch on (a
+                                cudaStream_t or CUstream; NULL: the default
+                                stream) */
+    int device;              /* CUDA: the device's ordinal (0), whose primary
+                                context holds the application's buffers */
 } ktune_online_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */
@@ -1326,7 +1340,8 @@ KTUNE_API void ktune_online_opts_init(ktune_online_opts *opts);
  * *out (ktune_online_close).  Starts one background thread.  Returns 0;
  * KTUNE_EINVAL (NULL arguments, opts of another size, a bound out of
  * range, a seed that is not a configuration of spec), KTUNE_ENOTFOUND (an
- * unknown policy), KTUNE_EBACKEND (not a C kernel, no compiler),
+ * unknown policy), KTUNE_EBACKEND (neither a C nor a CUDA kernel, no
+ * compiler, a CUDA kernel where no CUDA device or driver is),
  * KTUNE_EIO / KTUNE_EFORMAT / KTUNE_EDB (the database), the codes of
  * loading the model, KTUNE_ENOMEM. */
 KTUNE_API int ktune_online_open(const ktune_spec *spec, const ktune_online_opts *opts,
@@ -1350,7 +1365,9 @@ typedef struct ktune_online_call {
  * first candidate is compiled.  Returns 0; KTUNE_EINVAL (NULL arguments, a
  * problem of another spec), KTUNE_EEMPTY (no candidate compiles and
  * passes verification), the candidates' listing errors (KTUNE_EDB ...),
- * KTUNE_ENOMEM.  One thread at a time per handle. */
+ * KTUNE_EBACKEND (the launch failed, or the calling thread's current CUDA
+ * context is not the device's primary one), KTUNE_ENOMEM.  One thread at
+ * a time per handle. */
 KTUNE_API int ktune_online_run(ktune_online *on, const ktune_problem *problem,
                                void **args, ktune_online_call *call, ktune_diag *diag);
 

@@ -485,7 +485,8 @@ class _OnlineOpts(_c.Structure):
                 ("worker_path", _p), ("policy", _p), ("explore_share", _dbl),
                 ("explore_overhead", _dbl), ("drop_factor", _dbl), ("candidates", _sz),
                 ("seeds", _c.POINTER(_p)), ("nseeds", _sz), ("model", _p),
-                ("model_k", _sz), ("warm", _sz), ("seed", _u64), ("verify", _int)]
+                ("model_k", _sz), ("warm", _sz), ("seed", _u64), ("verify", _int),
+                ("stream", _vp), ("device", _int)]
 
 
 class _OnlineCall(_c.Structure):

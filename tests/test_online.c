@@ -224,14 +224,6 @@ static void test_bad_options_are_refused(void)
     CHECK(on == NULL);
     CHECK_EQ_INT(kt_online_run(NULL, &a.prob, a.args, NULL, &d), KT_EINVAL);
     kt_online_close(NULL);
-
-    kt_spec *cuda;
-    CHECK(kt_spec_load(kt_test_path("tests/kernels/faulty-cuda.json"), NULL, NULL, &cuda,
-                       &d) == KT_OK);
-    o = opts_for(NULL);
-    CHECK_EQ_INT(kt_online_open(cuda, &o, &on, &d), KT_EBACKEND);
-    CHECK(strstr(d.msg, "C kernels only") != NULL);
-    kt_spec_free(cuda);
     app_clear(&a);
 }
 

@@ -63,6 +63,8 @@ static kt_online_opts internal_opts(const ktune_online_opts *o)
     io.model_k = o->model_k;
     io.warm = o->warm;
     io.seed = o->seed;
+    io.backend.device = o->device;
+    io.stream = o->stream;
     io.verify = o->verify == KTUNE_ONLINE_VERIFY_NONE ? KT_ONLINE_VERIFY_NONE
                                                : KT_ONLINE_VERIFY_WORKER;
     return io;

@@ -90,6 +90,15 @@ typedef struct kt_backend {
      * times_ms[i] is sample i's duration per call. */
     int (*run)(void *ctx, void *kernel, void **args, int reps, int inner,
                double *times_ms, kt_diag *diag);
+    /* Optional (NULL: the backend cannot serve an application, and online
+     * tuning refuses its kernels): one production call of a loaded kernel
+     * on the application's own buffers, in the calling thread, timed alone
+     * into *ms: no cache flush, no repetition, and the caller waits for
+     * it.  stream is the application's queue (CUDA: a CUstream, launched
+     * in the thread's current context, which must be the device's primary
+     * one); NULL: the default one. */
+    int (*call)(void *ctx, void *kernel, void **args, void *stream, double *ms,
+                kt_diag *diag);
     /* The device's cumulative energy in joules (NAN when unknown); NULL:
      * the CPU package's (RAPL). */
     double (*energy_j)(void *ctx);

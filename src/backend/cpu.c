@@ -518,6 +518,15 @@ static int cpu_run(void *vctx, void *kernel, void **args, int reps, int inner,
     return KT_OK;
 }
 
+/* A production call is one call on the application's buffers (no stream:
+ * the C kernel runs in the calling thread). */
+static int cpu_call(void *vctx, void *kernel, void **args, void *stream, double *ms,
+                    kt_diag *diag)
+{
+    (void)stream;
+    return cpu_run(vctx, kernel, args, 1, 1, ms, diag);
+}
+
 const kt_backend kt_backend_cpu = {
     .abi = KT_BACKEND_ABI,
     .name = "cpu",
@@ -534,5 +543,6 @@ const kt_backend kt_backend_cpu = {
     .buffer_read = cpu_buffer_read,
     .buffer_protect = cpu_buffer_protect,
     .run = cpu_run,
+    .call = cpu_call,
     .host_memory = true,
 };

@@ -30,6 +30,15 @@
                                         compile meanwhile */
 #define CU_FUNC_MAX_THREADS 0        /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
 
+/* A loaded module, shared by the kernels loaded from its artifact. */
+typedef struct cuda_module {
+    char *path;               /* the artifact */
+    CUmodule mod;
+    CUfunction fn;
+    unsigned refs;            /* kernels loaded from it; at 0 it stays loaded
+                                 until another artifact is */
+} cuda_module;
+
 /* What the device probe found. */
 typedef struct cuda_device {
     int present;
@@ -51,13 +60,18 @@ typedef struct cuda_ctx {
     /* worker side, set up lazily in the child */
     kt_cuda_api cu;
     bool ready;
+    bool retained;            /* the primary context, released at close */
     CUcontext cuctx;
-    CUdeviceptr flush;        /* written before each timed sample: evicts L2 */
+    CUdevice cudev;
+    CUdeviceptr flush;        /* written before each timed sample: evicts L2;
+                                 allocated at the first run (a production
+                                 call needs none) */
     size_t flush_bytes;
     CUevent start[RUN_GROUP], stop[RUN_GROUP]; /* one pair per sample of a group */
-    char *mod_path;           /* the artifact of the module kept loaded ... */
-    CUmodule mod;             /* ... which every kernel loaded from it shares */
-    CUfunction mod_fn;
+    CUevent call_start, call_stop; /* a production call's (not blocking-sync:
+                                      the application waits for it) */
+    cuda_module *mods;        /* the loaded modules (keep_module) */
+    size_t nmods;
     kt_nvml_api nvml;         /* energy, when NVML is there */
     nvmlDevice_t nvml_dev;    /* NULL: no energy readings */
 } cuda_ctx;
@@ -98,13 +112,37 @@ static void probe_device(cuda_device *d, int ordinal)
 
 /* ---------------------------------------------------------- open/close */
 
+static void unload_modules(cuda_ctx *c, bool all);
+
+/* What the worker's side set up, given back in the device's primary
+ * context: in an application (online tuning) the process goes on. */
+static void release_device(cuda_ctx *c)
+{
+    CUcontext prev = NULL;
+    c->cu.cuCtxGetCurrent(&prev);
+    c->cu.cuCtxSetCurrent(c->cuctx);
+    unload_modules(c, true);
+    if (c->flush)
+        c->cu.cuMemFree(c->flush);
+    for (int i = 0; i < RUN_GROUP; i++) {
+        c->cu.cuEventDestroy(c->start[i]);
+        c->cu.cuEventDestroy(c->stop[i]);
+    }
+    c->cu.cuEventDestroy(c->call_start);
+    c->cu.cuEventDestroy(c->call_stop);
+    c->cu.cuCtxSetCurrent(prev);
+    c->cu.cuDevicePrimaryCtxRelease(c->cudev);
+}
+
 static void cuda_close(void *vctx)
 {
     cuda_ctx *c = vctx;
     if (!c)
         return;
+    if (c->retained)
+        release_device(c);
     kt_nvrtc_api_unload(&c->nvrtc);
-    free(c->mod_path);
+    free(c->mods);
     free(c->cache_dir);
     free(c);
 }
@@ -221,8 +259,10 @@ static void open_nvml(cuda_ctx *c, CUdevice dev)
         c->nvml_dev = NULL;
 }
 
-/* Initialise the driver in the worker, once: context, events and the L2
- * flush buffer (twice the H100's 50 MB L2). */
+/* Initialise the driver on the worker's side, once: the device's primary
+ * context (the one the CUDA runtime API uses, so an application's buffers
+ * live there) and the events.  The L2 flush buffer (twice the H100's
+ * 50 MB L2) comes with the first run. */
 static int ensure_ready(cuda_ctx *c, kt_diag *diag)
 {
     if (c->ready)
@@ -233,20 +273,24 @@ static int ensure_ready(cuda_ctx *c, kt_diag *diag)
     if (rc != KT_OK)
         return rc;
     if ((r = c->cu.cuInit(0)) || (r = c->cu.cuDeviceGet(&dev, c->ordinal)) ||
-        (r = c->cu.cuDevicePrimaryCtxRetain(&c->cuctx, dev)) ||
-        (r = c->cu.cuCtxSetCurrent(c->cuctx)))
+        (r = c->cu.cuDevicePrimaryCtxRetain(&c->cuctx, dev)))
+        return cu_fail(c, r, "initialising the device", diag);
+    c->cudev = dev;
+    c->retained = true; /* from here on, close gives back what was made */
+    if ((r = c->cu.cuCtxSetCurrent(c->cuctx)))
         return cu_fail(c, r, "initialising the device", diag);
     for (int i = 0; i < RUN_GROUP; i++)
         if ((r = c->cu.cuEventCreate(&c->start[i], 0)) ||
             (r = c->cu.cuEventCreate(&c->stop[i], CU_EVENT_BLOCKING_SYNC)))
             return cu_fail(c, r, "creating events", diag);
+    if ((r = c->cu.cuEventCreate(&c->call_start, 0)) ||
+        (r = c->cu.cuEventCreate(&c->call_stop, 0)))
+        return cu_fail(c, r, "creating events", diag);
     c->cu.cuDeviceGetAttribute(&c->dev.max_threads, KT_CU_MAX_THREADS_PER_BLOCK, dev);
     c->cu.cuDeviceGetAttribute(&c->dev.max_shared_optin, KT_CU_MAX_SHARED_PER_BLOCK_OPTIN,
                                dev);
     open_nvml(c, dev);
     c->flush_bytes = 128u << 20;
-    if ((r = c->cu.cuMemAlloc(&c->flush, c->flush_bytes)))
-        return cu_fail(c, r, "allocating the L2 flush buffer", diag);
     c->ready = true;
     return KT_OK;
 }
@@ -297,7 +341,7 @@ static int cuda_buffer_read(void *vctx, void *host, const void *buf, size_t byte
  * a __constant__ symbol, the module's global and the bytes copied to it.
  * The module is the context's (mod), which outlives the kernel. */
 typedef struct cuda_kernel {
-    CUmodule module;
+    CUmodule module;          /* a module of the context's (keep_module) */
     CUfunction fn;
     kt_launch launch;
     CUdeviceptr *sym;         /* per argument; 0: none to copy */
@@ -346,13 +390,16 @@ static int fit_launch(cuda_ctx *c, cuda_kernel *k, const double *slots, bool ref
     return rc;
 }
 
+static void module_release(cuda_ctx *c, CUmodule mod);
+
 static void cuda_unload(void *vctx, void *kernel)
 {
     cuda_ctx *c = vctx;
     cuda_kernel *k = kernel;
-    (void)c;
     if (!k)
         return;
+    if (k->module)
+        module_release(c, k->module);
     free(k->sym);
     free(k->sym_bytes);
     free(k->params);
@@ -452,18 +499,32 @@ static int encode_tmaps(cuda_ctx *c, cuda_kernel *k, void *const *args, kt_diag 
     return KT_OK;
 }
 
-/* Make the artifact's module the loaded one.  Configurations that differ
- * only in launch geometry have one artifact (nvrtc.c leaves out defines
- * the source never reads), so the module is kept, not loaded again. */
-static int keep_module(cuda_ctx *c, const char *artifact, kt_diag *diag)
+/* Unload the modules no kernel uses (all: every one). */
+static void unload_modules(cuda_ctx *c, bool all)
 {
-    if (c->mod_path && strcmp(c->mod_path, artifact) == 0)
-        return KT_OK;
-    if (c->mod)
-        c->cu.cuModuleUnload(c->mod);
-    free(c->mod_path);
-    c->mod = NULL;
-    c->mod_path = NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < c->nmods; i++) {
+        cuda_module *m = &c->mods[i];
+        if (m->refs > 0 && !all) {
+            c->mods[kept++] = *m;
+            continue;
+        }
+        c->cu.cuModuleUnload(m->mod);
+        free(m->path);
+    }
+    c->nmods = kept;
+}
+
+static void module_release(cuda_ctx *c, CUmodule mod)
+{
+    for (size_t i = 0; i < c->nmods; i++)
+        if (c->mods[i].mod == mod && c->mods[i].refs > 0)
+            c->mods[i].refs--;
+}
+
+/* Load the artifact's module, read its kernel. */
+static int module_load(cuda_ctx *c, const char *artifact, cuda_module *m, kt_diag *diag)
+{
     char *file = NULL;
     size_t len = 0, cubin_len = 0;
     const char *name = NULL;
@@ -472,16 +533,40 @@ static int keep_module(cuda_ctx *c, const char *artifact, kt_diag *diag)
     if (rc == KT_OK)
         rc = kt_cubin_parse(file, len, &name, &cubin, &cubin_len, diag);
     CUresult r = 0;
-    if (rc == KT_OK && ((r = c->cu.cuModuleLoadData(&c->mod, cubin)) ||
-                        (r = c->cu.cuModuleGetFunction(&c->mod_fn, c->mod, name))))
+    *m = (cuda_module){.refs = 1};
+    if (rc == KT_OK && ((r = c->cu.cuModuleLoadData(&m->mod, cubin)) ||
+                        (r = c->cu.cuModuleGetFunction(&m->fn, m->mod, name))))
         rc = cu_fail(c, r, "loading the kernel", diag);
-    if (rc == KT_OK && !(c->mod_path = kt_strdup(artifact)))
+    if (rc == KT_OK && !(m->path = kt_strdup(artifact)))
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
-    if (rc != KT_OK && c->mod) {
-        c->cu.cuModuleUnload(c->mod);
-        c->mod = NULL;
-    }
+    if (rc != KT_OK && m->mod)
+        c->cu.cuModuleUnload(m->mod);
     free(file);
+    return rc;
+}
+
+/* The artifact's module, one more kernel using it.  Configurations that
+ * differ only in launch geometry have one artifact (nvrtc.c leaves out
+ * defines the source never reads), so a module is shared, and the last one
+ * stays loaded after its kernel is unloaded (the worker loads one kernel
+ * at a time).  Several stay loaded while their kernels are (online tuning
+ * serves several candidates). */
+static int keep_module(cuda_ctx *c, const char *artifact, cuda_module *out, kt_diag *diag)
+{
+    for (size_t i = 0; i < c->nmods; i++)
+        if (strcmp(c->mods[i].path, artifact) == 0) {
+            c->mods[i].refs++;
+            *out = c->mods[i];
+            return KT_OK;
+        }
+    unload_modules(c, false);
+    cuda_module *mods = realloc(c->mods, (c->nmods + 1) * sizeof *mods);
+    if (!mods)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    c->mods = mods;
+    int rc = module_load(c, artifact, &mods[c->nmods], diag);
+    if (rc == KT_OK)
+        *out = mods[c->nmods++];
     return rc;
 }
 
@@ -493,12 +578,13 @@ static int cuda_load(void *vctx, const char *artifact, const double *slots,
 {
     cuda_ctx *c = vctx;
     cuda_kernel *k = calloc(1, sizeof *k);
+    cuda_module m = {0};
     int rc = k ? ensure_ready(c, diag) : kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK)
-        rc = keep_module(c, artifact, diag);
+        rc = keep_module(c, artifact, &m, diag);
     if (rc == KT_OK) {
-        k->module = c->mod;
-        k->fn = c->mod_fn;
+        k->module = m.mod;
+        k->fn = m.fn;
         rc = fit_launch(c, k, slots, reference, diag);
     }
     if (rc == KT_OK)
@@ -513,22 +599,27 @@ static int cuda_load(void *vctx, const char *artifact, const double *slots,
     return KT_OK;
 }
 
+static CUresult launch(cuda_ctx *c, const cuda_kernel *k, CUstream stream)
+{
+    const kt_launch *l = &k->launch;
+    return c->cu.cuLaunchKernel(k->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                                l->block[1], l->block[2], l->shared, stream, k->params,
+                                NULL);
+}
+
 /* Enqueue samples [from, from + n) of a run (n <= RUN_GROUP), each the L2
  * flush, then `inner` calls between its pair of events; wait for the last
  * and read them all. */
 static CUresult run_group(cuda_ctx *c, const cuda_kernel *k, int from, int n, int inner,
                           double *times_ms)
 {
-    const kt_launch *l = &k->launch;
     CUresult r = 0;
     for (int s = 0; !r && s < n; s++) {
         r = c->cu.cuMemsetD8(c->flush, (unsigned char)(from + s), c->flush_bytes);
         if (!r)
             r = c->cu.cuEventRecord(c->start[s], NULL);
         for (int i = 0; !r && i < inner; i++)
-            r = c->cu.cuLaunchKernel(k->fn, l->grid[0], l->grid[1], l->grid[2],
-                                     l->block[0], l->block[1], l->block[2], l->shared,
-                                     NULL, k->params, NULL);
+            r = launch(c, k, NULL);
         if (!r)
             r = c->cu.cuEventRecord(c->stop[s], NULL);
     }
@@ -542,23 +633,80 @@ static CUresult run_group(cuda_ctx *c, const cuda_kernel *k, int from, int n, in
     return r;
 }
 
+/* The launch's parameters from args: symbols copied, tensor maps encoded. */
+static int bind_args(cuda_ctx *c, cuda_kernel *k, void **args, kt_diag *diag)
+{
+    int rc = copy_symbols(c, k, args, diag);
+    if (rc != KT_OK)
+        return rc;
+    kt_launch_params(c->spec, args, k->params);
+    return encode_tmaps(c, k, args, diag);
+}
+
 static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
                     double *times_ms, kt_diag *diag)
 {
     cuda_ctx *c = vctx;
     cuda_kernel *k = kernel;
-    int rc = copy_symbols(c, k, args, diag);
+    int rc = bind_args(c, k, args, diag);
     if (rc != KT_OK)
         return rc;
-    kt_launch_params(c->spec, args, k->params);
-    if ((rc = encode_tmaps(c, k, args, diag)) != KT_OK)
-        return rc;
+    CUresult r = c->flush ? 0 : c->cu.cuMemAlloc(&c->flush, c->flush_bytes);
+    if (r)
+        return cu_fail(c, r, "allocating the L2 flush buffer", diag);
     for (int from = 0; from < reps; from += RUN_GROUP) {
         int n = reps - from < RUN_GROUP ? reps - from : RUN_GROUP;
-        CUresult r = run_group(c, k, from, n, inner, times_ms);
+        r = run_group(c, k, from, n, inner, times_ms);
         if (r)
             return cu_fail(c, r, "running the kernel", diag);
     }
+    return KT_OK;
+}
+
+/* The calling thread's current context must be the primary one, where
+ * the kernels were loaded; a thread with none gets it (as the runtime
+ * API's first call would make it current). */
+static int use_primary(cuda_ctx *c, kt_diag *diag)
+{
+    CUcontext cur = NULL;
+    CUresult r = c->cu.cuCtxGetCurrent(&cur);
+    if (!r && !cur)
+        r = c->cu.cuCtxSetCurrent(c->cuctx);
+    if (r)
+        return cu_fail(c, r, "making the primary context current", diag);
+    if (cur && cur != c->cuctx)
+        return kt_fail(diag, KT_EBACKEND, "the calling thread's current CUDA context is "
+                       "not device %d's primary context (the runtime API's), where ktune "
+                       "loads the kernels", c->ordinal);
+    return KT_OK;
+}
+
+/* A production call: one launch on the application's stream between a pair
+ * of events, then wait for it.  Its time is the kernel's alone, as
+ * warm as the application's own work leaves the caches. */
+static int cuda_call(void *vctx, void *kernel, void **args, void *stream, double *ms,
+                     kt_diag *diag)
+{
+    cuda_ctx *c = vctx;
+    cuda_kernel *k = kernel;
+    int rc = use_primary(c, diag);
+    if (rc == KT_OK)
+        rc = bind_args(c, k, args, diag);
+    if (rc != KT_OK)
+        return rc;
+    float t = 0;
+    CUresult r = c->cu.cuEventRecord(c->call_start, stream);
+    if (!r)
+        r = launch(c, k, stream);
+    if (!r)
+        r = c->cu.cuEventRecord(c->call_stop, stream);
+    if (!r)
+        r = c->cu.cuEventSynchronize(c->call_stop);
+    if (!r)
+        r = c->cu.cuEventElapsedTime(&t, c->call_start, c->call_stop);
+    if (r)
+        return cu_fail(c, r, "running the kernel", diag);
+    *ms = t;
     return KT_OK;
 }
 
@@ -603,6 +751,7 @@ const kt_backend kt_backend_cuda = {
     .buffer_fill = cuda_buffer_fill,
     .buffer_protect = NULL,
     .run = cuda_run,
+    .call = cuda_call,
     .energy_j = cuda_energy_j,
     .clock_mhz = cuda_clock_mhz,
 };

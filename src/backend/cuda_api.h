@@ -42,7 +42,9 @@ typedef struct kt_cuda_api {
     CUresult (*cuDeviceGetPCIBusId)(char *, int, CUdevice);
     CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
     CUresult (*cuCtxSetCurrent)(CUcontext);
+    CUresult (*cuCtxGetCurrent)(CUcontext *);
     CUresult (*cuCtxSynchronize)(void);
     CUresult (*cuModuleLoadData)(CUmodule *, const void *);
     CUresult (*cuModuleUnload)(CUmodule);

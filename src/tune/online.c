@@ -808,7 +808,7 @@ static int own_opts(kt_online *on, const kt_online_opts *opts, kt_diag *diag)
     return KT_OK;
 }
 
-static int check_opts(const kt_spec *spec, const kt_online_opts *o, kt_diag *diag)
+static int check_opts(const kt_online_opts *o, kt_diag *diag)
 {
     if (!(o->explore_share >= 0 && o->explore_share <= 1))
         return kt_fail(diag, KT_EINVAL, "explore_share must be within [0, 1], not %g",
@@ -823,10 +823,25 @@ static int check_opts(const kt_spec *spec, const kt_online_opts *o, kt_diag *dia
     if (!policy_find(o->policy ? o->policy : KT_ONLINE_POLICY_DEFAULT))
         return kt_fail(diag, KT_ENOTFOUND, "unknown online policy '%s' (known: halving, "
                        "none)", o->policy);
-    if (spec->language != KT_LANG_C)
-        return kt_fail(diag, KT_EBACKEND, "%s: online tuning runs C kernels only for now "
-                       "(in-process through the C backend)", spec->path);
     return KT_OK;
+}
+
+/* The backend that runs spec's kernels in the application (one with a
+ * production call), opened unless the caller gave one. */
+static int open_backend(kt_online *on, const kt_online_opts *opts, kt_diag *diag)
+{
+    const kt_spec *spec = on->spec;
+    on->be = opts->backend_impl;
+    on->be_ctx = opts->backend_ctx;
+    if (!on->be && !(on->be = kt_backend_for(spec->language)))
+        return kt_fail(diag, KT_EBACKEND, "%s: no backend here runs this kernel's "
+                       "language", spec->path);
+    if (!on->be->call)
+        return kt_fail(diag, KT_EBACKEND, "%s: online tuning runs kernels in the "
+                       "application, which the %s backend cannot do (C and CUDA "
+                       "kernels can)", spec->path, on->be->name);
+    return opts->backend_impl ? KT_OK
+                              : on->be->open(spec, &on->opts.backend, &on->be_ctx, diag);
 }
 
 static int open_store(kt_online *on, const char *path, kt_diag *diag)
@@ -852,7 +867,7 @@ int kt_online_open(const kt_spec *spec, const kt_online_opts *opts, kt_online **
     if (!spec || !opts || !out)
         return kt_fail(diag, KT_EINVAL, "kt_online_open: NULL argument");
     *out = NULL;
-    int rc = check_opts(spec, opts, diag);
+    int rc = check_opts(opts, diag);
     kt_online *on = rc == KT_OK ? calloc(1, sizeof *on) : NULL;
     if (rc == KT_OK && !on)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
@@ -864,13 +879,8 @@ int kt_online_open(const kt_spec *spec, const kt_online_opts *opts, kt_online **
     rc = own_opts(on, opts, diag);
     on->policy = policy_find(opts->policy ? opts->policy : KT_ONLINE_POLICY_DEFAULT);
     kt_rng_seed(&on->rng, opts->seed);
-    on->be = opts->backend_impl;
-    on->be_ctx = opts->backend_ctx;
-    if (rc == KT_OK && !on->be && !(on->be = kt_backend_for(spec->language)))
-        rc = kt_fail(diag, KT_EBACKEND, "%s: no backend here runs this kernel's language",
-                     spec->path);
-    if (rc == KT_OK && !opts->backend_impl)
-        rc = on->be->open(spec, &on->opts.backend, &on->be_ctx, diag);
+    if (rc == KT_OK)
+        rc = open_backend(on, opts, diag);
     if (rc == KT_OK)
         rc = open_store(on, opts->db_path, diag);
     if (rc == KT_OK && pthread_create(&on->thread, NULL, bg_main, on) != 0)
@@ -1047,7 +1057,7 @@ int kt_online_run(kt_online *on, const kt_problem *prob, void **args,
     if (rc != KT_OK)
         return rc;
     double ms = 0;
-    rc = on->be->run(on->be_ctx, kernel, args, 1, 1, &ms, diag);
+    rc = on->be->call(on->be_ctx, kernel, args, on->opts.stream, &ms, diag);
     if (rc != KT_OK)
         return rc;
     pthread_mutex_lock(&on->mu);

@@ -6,7 +6,10 @@
  * the winners of the nearest problems the database holds, random
  * valid ones) is compiled and verified by one background thread, while the
  * caller's thread runs whichever is ready on the application's own buffers,
- * in-process, and times it.  A policy (a table, online.c) chooses which
+ * in-process, and times it (the backend's production call: a C kernel's
+ * function; a CUDA kernel's one launch in the device's primary context on
+ * the application's stream, between CUDA events, without the tuning
+ * path's L2 flush and repetitions).  A policy (a table, online.c) chooses which
  * candidate explores; a call explores only while the exploration bounds
  * allow it (a share of the calls, and extra time over the best known
  * relative to all calls' time), and otherwise serves the best known.
@@ -73,6 +76,8 @@ typedef struct kt_online_opts {
     size_t warm;              /* nearest problems' winners taken */
     uint64_t seed;            /* random candidates */
     kt_online_verify verify;
+    void *stream;             /* the application's stream (CUDA: a CUstream,
+                                 as cudaStream_t is); NULL: the default */
     /* NULL: the backend of the spec's language, opened and closed here;
      * else this one with its context, already open, owned by the caller
      * (the tests give a fake one with a fake clock). */
@@ -95,8 +100,9 @@ typedef ktune_online_state kt_online_info;
 typedef struct kt_online kt_online;
 
 /* Open online tuning of spec (which must outlive the handle and stay at
- * spec->path: the worker loads it again).  C kernels only for now
- * (KT_EBACKEND otherwise).  Starts the background thread. */
+ * spec->path: the worker loads it again).  Kernels of a backend with a
+ * production call (backend.h: C and CUDA; KT_EBACKEND otherwise, and for
+ * CUDA where no device is).  Starts the background thread. */
 int kt_online_open(const kt_spec *spec, const kt_online_opts *opts, kt_online **out,
                    kt_diag *diag);
 /* Stop the background thread, store what was not stored, unload. */

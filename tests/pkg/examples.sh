@@ -11,7 +11,7 @@ unset KTUNE_WORKER
 mk() { ${MAKE:-make} --no-print-directory -C "$ROOT/examples" OUT="$TMP" WORK="$TMP/work" "$@"; }
 
 mk all CFLAGS="-O2 -Werror" >"$TMP/build" 2>&1 || fail "building the examples: $(cat "$TMP/build")"
-for e in tune_select online_gemm; do
+for e in tune_select online_gemm online_gemm_cuda; do
     [ -x "$TMP/$e" ] || fail "examples: $e was not built"
     readelf -d "$TMP/$e" | grep -q 'NEEDED.*libktune\.so\.0' || fail "$e is not linked with libktune.so.0"
 done
@@ -29,4 +29,7 @@ grep -q 'M=64,N=64,K=64' "$TMP/list" || fail "online rows: $(cat "$TMP/list")"
 
 (cd "$TMP" && mk run-cuda) >"$TMP/cuda" 2>&1 || fail "the CUDA example: $(cat "$TMP/cuda")"
 grep -Eq '^(skip: |tuned )' "$TMP/cuda" || fail "the CUDA example: $(cat "$TMP/cuda")"
+# the online one: skipped without a device, else a line per shape
+[ "$(grep -Ec '^(skip: |M=[0-9]+,N=[0-9]+,K=[0-9]+: [0-9]+ calls)' "$TMP/cuda")" -ge 2 ] ||
+    fail "the CUDA online example: $(cat "$TMP/cuda")"
 pass "examples: built by pkg-config against the installed library; tune+select and online tuning ran ($(grep -c '^call ' "$TMP/run") selections)"
