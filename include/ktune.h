@@ -467,6 +467,16 @@ typedef struct ktune_tune_opts {
                                 default configuration is evaluated in its
                                 own share only (0) */
     unsigned shards;         /* 0 or 1: the whole space (0) */
+    const int *devices;      /* ndevices device ordinals (the backend's: CUDA's
+                                cuDeviceGet numbering), no two alike: one
+                                measurement worker per device, each fed by a
+                                thread of its own with the configurations as
+                                they are built, results stored in the order
+                                they finish.  On the CPU backend the workers
+                                share the machine (more configurations a
+                                minute, noisier times).  NULL: one worker on
+                                the first device */
+    size_t ndevices;
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */
@@ -481,8 +491,9 @@ typedef struct ktune_run ktune_run;
  * and measured in a separate worker process, each result stored as it
  * comes.  *out gets the run (ktune_run_free) even when no configuration ran
  * correctly.  Returns 0; KTUNE_EINVAL for a bad option (diag names it:
- * unknown strategy, a model without a strategy that takes one, opts of
- * another size ...), the codes of ktune_problem_parse for opts->problem,
+ * unknown strategy, a model without a strategy that takes one, a device
+ * listed twice, opts of another size ...), the codes of ktune_problem_parse
+ * for opts->problem,
  * KTUNE_ESPEC, KTUNE_EIO, KTUNE_EDB,
  * KTUNE_EBACKEND, KTUNE_EWORKER, KTUNE_ENOTFOUND (a replay lacking a
  * configuration), KTUNE_EEMPTY, KTUNE_ENOMEM.  Runs the kernel's compiler

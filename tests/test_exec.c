@@ -2,7 +2,8 @@
  * configuration of a batch comes back once, in the order the workers finish
  * (a hanging configuration does not hold up the others), compile errors
  * come back as results, and end() in the middle of a batch stops it and
- * leaves the executor ready for the next.  The backend is a stand-in: the
+ * leaves the executor ready for the next; the public options refuse a
+ * device listed twice.  The backend is a stand-in: the
  * C backend whose builds are handed out one by one, last first, like a
  * streaming GPU backend's; the workers run the real C backend. */
 #include "core/space.h"
@@ -11,6 +12,8 @@
 #include "test.h"
 
 #include <math.h>
+#include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------- the stand-in backend */
 
@@ -215,10 +218,37 @@ static void test_end_in_the_middle_of_a_batch_stops_it(void)
     teardown(&f);
 }
 
+/* The public options: a device listed twice, or a negative ordinal, is
+ * refused before anything runs. */
+static void test_a_device_listed_twice_is_refused(void)
+{
+    ktune_spec *spec;
+    ktune_diag d = {{0}};
+    CHECK(ktune_spec_load(kt_test_path("tests/kernels/faulty.json"), NULL, NULL, &spec,
+                          &d) == KTUNE_OK);
+    ktune_tune_opts o;
+    ktune_tune_opts_init(&o);
+    o.db_path = kt_test_tmp("twice.db");
+    static const int TWICE[] = {0, 1, 0}, NEGATIVE[] = {-1};
+    ktune_run *run = NULL;
+    o.devices = TWICE;
+    o.ndevices = 3;
+    CHECK(ktune_tune(spec, &o, &run, &d) == KTUNE_EINVAL);
+    CHECK(strstr(d.msg, "device 0 is listed twice") != NULL);
+    o.devices = NEGATIVE;
+    o.ndevices = 1;
+    CHECK(ktune_tune(spec, &o, &run, &d) == KTUNE_EINVAL);
+    CHECK(strstr(d.msg, "device -1") != NULL);
+    CHECK(access(o.db_path, F_OK) != 0); /* nothing opened */
+    ktune_run_free(run);
+    ktune_spec_free(spec);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_streamed_builds_come_back_once_each_as_workers_finish),
     KT_T(test_a_batch_compiled_whole_is_shared_by_the_workers),
     KT_T(test_end_in_the_middle_of_a_batch_stops_it),
+    KT_T(test_a_device_listed_twice_is_refused),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -86,6 +86,23 @@ static int budget_of(const ktune_tune_opts *o, kt_budget *b, kt_diag *diag)
     return KT_OK;
 }
 
+/* The device list: ordinals, each once. */
+static int check_devices(const ktune_tune_opts *o, kt_diag *diag)
+{
+    if (o->ndevices && !o->devices)
+        return kt_fail(diag, KT_EINVAL, "%zu devices and no list of them", o->ndevices);
+    for (size_t i = 0; i < o->ndevices; i++) {
+        if (o->devices[i] < 0)
+            return kt_fail(diag, KT_EINVAL, "device %d: an ordinal is 0 or more",
+                           o->devices[i]);
+        for (size_t j = 0; j < i; j++)
+            if (o->devices[j] == o->devices[i])
+                return kt_fail(diag, KT_EINVAL, "device %d is listed twice",
+                               o->devices[i]);
+    }
+    return KT_OK;
+}
+
 /* The public options as the tuner's, for spec; KT_EINVAL names a bad one. */
 static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *t,
                    kt_diag *diag)
@@ -126,7 +143,10 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
                        o->shard, o->shards, o->shards);
     t->nshards = o->shards;
     t->shard = o->shards > 1 ? o->shard - 1 : 0;
-    return budget_of(o, &t->budget, diag);
+    t->devices = o->ndevices ? o->devices : NULL;
+    t->ndevices = o->ndevices;
+    int rc = check_devices(o, diag);
+    return rc == KT_OK ? budget_of(o, &t->budget, diag) : rc;
 }
 
 /* ------------------------------------------------------------------- run */

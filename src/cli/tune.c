@@ -75,6 +75,11 @@ static const char USAGE[] =
     "  --no-overlap        compile each batch fully before measuring it (default:\n"
     "                      a GPU measures each configuration as soon as it is\n"
     "                      built while the others compile)\n"
+    "  --devices LIST      measure on these device ordinals (e.g. 0,1; each once,\n"
+    "                      0 to 63): one worker per device, each taking the next\n"
+    "                      built configuration as it frees up (default: one\n"
+    "                      worker on device 0; on the CPU backend the workers\n"
+    "                      share the machine: faster, noisier times)\n"
     "  --replay DB         answer every evaluation from the exhaustive run\n"
     "                      recorded in DB (same device, kernel source and\n"
     "                      problem) instead of running the kernel; nothing is\n"
@@ -418,6 +423,8 @@ static int parse_shard(const char *text, ktune_tune_opts *o)
 }
 
 /* What the command line asks for beyond the tuner's options. */
+#define MAX_DEVICES 64   /* --devices: ordinals 0 to 63 */
+
 typedef struct tune_args {
     ktune_tune_opts o;
     bool json;
@@ -425,7 +432,37 @@ typedef struct tune_args {
     const char *spec;
     uint64_t top;           /* --top K */
     const char *warm_from;  /* --warm-from FILES */
+    int devices[MAX_DEVICES]; /* --devices LIST */
 } tune_args;
+
+/* --devices: comma-separated ordinals, each once. */
+static int parse_devices(const char *text, tune_args *a)
+{
+    ktune_tune_opts *o = &a->o;
+    o->ndevices = 0;
+    o->devices = a->devices;
+    for (const char *p = text;; p++) {
+        size_t len = strcspn(p, ",");
+        char one[32];
+        uint64_t u = 0;
+        if (len == 0 || len >= sizeof one)
+            return cli_usage_error("tune", "--devices expects device ordinals separated "
+                                   "by commas (e.g. 0,1), not '%s'", text);
+        memcpy(one, p, len);
+        one[len] = '\0';
+        int rc = cli_parse_range("tune", "--devices", one, 0, MAX_DEVICES - 1, &u);
+        if (rc != CLI_OK)
+            return rc;
+        for (size_t i = 0; i < o->ndevices; i++)
+            if (a->devices[i] == (int)u)
+                return cli_usage_error("tune", "--devices lists device %d twice",
+                                       (int)u);
+        a->devices[o->ndevices++] = (int)u;
+        p += len;
+        if (!*p)
+            return CLI_OK;
+    }
+}
 
 /* --energy-window: 0 (no energy) or up to a minute. */
 static int parse_window(const char *text, double *out)
@@ -506,6 +543,7 @@ static int parse_option(int c, tune_args *a)
         break;
     case 'F': a->warm_from = optarg; break;
     case 'H': rc = parse_shard(optarg, o); break;
+    case 'G': rc = parse_devices(optarg, a); break;
     case 'J': a->json = true; break;
     case 'M': o->map = true; break;
     case 'o':
@@ -533,7 +571,8 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"max-memory", required_argument, 0, 'X'}, {"retry-failed", no_argument, 0, 'R'},
         {"kernel", required_argument, 0, 'K'},  {"help", no_argument, 0, 'h'},
         {"objective", required_argument, 0, 'o'}, {"warm-from", required_argument, 0, 'F'},
-        {"shard", required_argument, 0, 'H'},   {0, 0, 0, 0}};
+        {"shard", required_argument, 0, 'H'},   {"devices", required_argument, 0, 'G'},
+        {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
     while (rc == CLI_OK && (c = cli_getopt("tune", argc, argv, LONG)) != -1) {

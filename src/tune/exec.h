@@ -50,10 +50,11 @@ typedef struct kt_exec_ops {
      * negative code when the executor cannot go on (no worker starts). */
     int (*next)(void *self, size_t *index, kt_result *result, kt_diag *diag);
     /* Stop what is left of the batch (results not yet given back are
-     * dropped) and wait for what is under way to end.  Called after each
-     * batch, whether all was given back or not. */
+     * dropped) and wait for what is under way to end (the local executor:
+     * at most one measurement per worker).  Called after each batch,
+     * whether all was given back or not. */
     void (*end)(void *self);
-    /* Add the accounting so far to *out. */
+    /* Add the accounting so far to *out (between batches). */
     void (*stats)(void *self, kt_exec_stats *out);
     void (*free)(void *self);
 } kt_exec_ops;
