@@ -317,6 +317,32 @@ KTUNE_API const char *ktune_validation_space(const ktune_validation *v);
  * invalid. */
 KTUNE_API const char *ktune_validation_space_problem(const ktune_validation *v);
 
+/* ----------------------------------------------------------------- devices */
+
+/* One device a GPU backend can run kernels on here, or, with ordinal -1,
+ * a backend that has none here and why (note). */
+typedef struct ktune_device {
+    char backend[16];        /* "cuda", "opencl" */
+    char platform[128];      /* OpenCL: the platform's name (what --platform
+                                and ktune_tune_opts.platform match); CUDA:
+                                "CUDA" */
+    char version[128];       /* the platform's version (OpenCL), the
+                                driver's ("driver 13.0", CUDA) */
+    int ordinal;             /* within its platform: what a device option
+                                chooses; -1: none (see note) */
+    char name[128];          /* the device's name */
+    char note[192];          /* ordinal -1: why the backend has no device */
+} ktune_device;
+
+/* List the devices of every GPU backend (CUDA through its driver, OpenCL
+ * through the ICD loader, each loaded at run time): out[0..cap) gets the
+ * first of them, *n how many there are (more than cap when out was too
+ * small: call again with a larger array).  A backend whose driver, loader
+ * or platforms are absent is one entry with ordinal -1 and the reason in
+ * note.  Returns 0, or KTUNE_EINVAL (n NULL, or out NULL with cap > 0).
+ * Thread-safe; it initialises the drivers it loads. */
+KTUNE_API int ktune_devices(ktune_device *out, size_t cap, size_t *n, ktune_diag *diag);
+
 /* ------------------------------------------------------------------ tuning */
 
 /* The strategy a run uses unless told otherwise (docs/SEARCH.md says why). */
@@ -477,6 +503,11 @@ typedef struct ktune_tune_opts {
                                 minute, noisier times).  NULL: one worker on
                                 the first device */
     size_t ndevices;
+    const char *platform;    /* an OpenCL kernel: run on the first platform
+                                whose name contains this (any case: "NVIDIA",
+                                "Portable" for PoCL); NULL: the first
+                                platform with a device.  Other languages
+                                ignore it */
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */

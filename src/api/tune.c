@@ -124,6 +124,7 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->db_path = o->db_path;
     t->backend.cache_dir = o->cache_dir;
     t->backend.jobs = o->jobs > 0 ? o->jobs : cpus > 0 ? (int)cpus : 1;
+    t->backend.platform = o->platform;
     t->measure.timeout_s = o->timeout_s;
     t->measure.max_memory = o->max_memory;
     t->measure.energy_window_s = o->energy_window_s;

@@ -11,10 +11,12 @@
 
 extern const kt_backend kt_backend_cpu;
 extern const kt_backend kt_backend_cuda;
+extern const kt_backend kt_backend_opencl;
 
 static const kt_backend *const REGISTRY[] = {
     &kt_backend_cpu,
     &kt_backend_cuda,
+    &kt_backend_opencl,
 };
 
 const kt_backend *kt_backend_find(const char *name)
@@ -23,6 +25,11 @@ const kt_backend *kt_backend_find(const char *name)
         if (strcmp(REGISTRY[i]->name, name) == 0)
             return REGISTRY[i];
     return NULL;
+}
+
+const kt_backend *kt_backend_at(size_t i)
+{
+    return i < sizeof REGISTRY / sizeof REGISTRY[0] ? REGISTRY[i] : NULL;
 }
 
 const kt_backend *kt_backend_for(kt_language lang)

@@ -111,10 +111,17 @@ typedef struct kt_backend {
     /* Optional (NULL: the worker writes the bytes from the host): set every
      * byte of a buffer, on the device, as the outputs' poison. */
     int (*buffer_fill)(void *ctx, void *buf, unsigned char byte, size_t bytes);
+    /* Optional (NULL: none to list, the CPU's): the devices this backend
+     * would run kernels on here, each written to out[*n] while *n < cap
+     * and counted in *n (past cap too); KT_EBACKEND with the reason when
+     * the driver or platform is absent.  No spec or context needed. */
+    int (*devices)(ktune_device *out, size_t cap, size_t *n, kt_diag *diag);
 } kt_backend;
 
 /* The backend registered under name, or NULL. */
 const kt_backend *kt_backend_find(const char *name);
+/* The i-th registered backend (i = 0, 1, ...), NULL past the last. */
+const kt_backend *kt_backend_at(size_t i);
 /* The backend that compiles a language and is usable here, or NULL. */
 const kt_backend *kt_backend_for(kt_language lang);
 

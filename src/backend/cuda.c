@@ -110,6 +110,35 @@ static void probe_device(cuda_device *d, int ordinal)
     d->present = 1;
 }
 
+/* Every device the driver sees (kt_backend.devices). */
+static int cuda_devices(ktune_device *out, size_t cap, size_t *n, kt_diag *diag)
+{
+    kt_cuda_api cu;
+    int count = 0, driver = 0;
+    int rc = kt_cuda_api_load(&cu, diag);
+    if (rc != KT_OK)
+        return rc;
+    if (cu.cuInit(0) != 0 || cu.cuDeviceGetCount(&count) != 0 || count < 1) {
+        kt_cuda_api_unload(&cu);
+        return kt_fail(diag, KT_EBACKEND, "the CUDA driver sees no device");
+    }
+    cu.cuDriverGetVersion(&driver);
+    for (int i = 0; i < count; i++, (*n)++) {
+        CUdevice dev;
+        if (*n >= cap || cu.cuDeviceGet(&dev, i) != 0)
+            continue;
+        ktune_device *e = &out[*n];
+        *e = (ktune_device){.ordinal = i};
+        kt_strlcpy(e->backend, sizeof e->backend, "cuda");
+        kt_strlcpy(e->platform, sizeof e->platform, "CUDA");
+        snprintf(e->version, sizeof e->version, "driver %d.%d", driver / 1000,
+                 driver % 1000 / 10);
+        cu.cuDeviceGetName(e->name, (int)sizeof e->name, dev);
+    }
+    kt_cuda_api_unload(&cu);
+    return KT_OK;
+}
+
 /* ---------------------------------------------------------- open/close */
 
 static void unload_modules(cuda_ctx *c, bool all);
@@ -208,17 +237,7 @@ static int cuda_compile(void *vctx, const uint16_t *const *cfgs, size_t n,
                         kt_build *builds, kt_diag *diag)
 {
     cuda_ctx *c = vctx;
-    kt_nvrtc_job *job;
-    memset(builds, 0, n * sizeof *builds);
-    int rc = kt_nvrtc_start(&c->comp, cfgs, n, &job, diag);
-    size_t i;
-    kt_build b;
-    while (rc == KT_OK && (rc = kt_nvrtc_next(job, &i, &b, diag)) == KT_OK)
-        builds[i] = b;
-    if (rc == KT_EDONE)
-        rc = KT_OK;
-    kt_nvrtc_end(job);
-    return rc;
+    return kt_nvrtc_compile(&c->comp, cfgs, n, builds, diag);
 }
 
 static int cuda_compile_start(void *vctx, const uint16_t *const *cfgs, size_t n,
@@ -754,4 +773,5 @@ const kt_backend kt_backend_cuda = {
     .call = cuda_call,
     .energy_j = cuda_energy_j,
     .clock_mhz = cuda_clock_mhz,
+    .devices = cuda_devices,
 };

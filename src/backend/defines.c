@@ -3,6 +3,7 @@
 #include "backend/launch.h"
 #include "core/util.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,4 +75,34 @@ void kt_defines_free(char **v, size_t n)
     for (size_t i = 0; v && i < n; i++)
         free(v[i]);
     free(v);
+}
+
+/* True when name occurs in src as an identifier (in comments too). */
+static bool mentions(const char *src, const char *name, size_t len)
+{
+    for (const char *p = strstr(src, name); p; p = strstr(p + 1, name)) {
+        bool start = p == src || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool end = !(isalnum((unsigned char)p[len]) || p[len] == '_');
+        if (start && end)
+            return true;
+    }
+    return false;
+}
+
+bool kt_define_matters(const kt_spec *s, const char *define)
+{
+    const char *src = s->kernel_source;
+    if (strncmp(define, "-D", 2) != 0 || strstr(src, "#include") || strstr(src, "##"))
+        return true;
+    for (size_t k = 0; k < s->ncompiler_options; k++)
+        if (strstr(s->compiler_options[k], "include"))
+            return true;
+    char name[256];
+    size_t len = strcspn(define + 2, "=");
+    if (len >= sizeof name)
+        return true;
+    memcpy(name, define + 2, len);
+    name[len] = '\0';
+    /* CUDA compiles the kernel's name too, as a name expression ("k<BS>") */
+    return mentions(src, name, len) || mentions(s->kernel_name, name, len);
 }

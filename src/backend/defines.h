@@ -25,4 +25,13 @@
 char **kt_defines_new(const kt_spec *spec, const uint16_t *cfg, bool launch, size_t *n);
 void kt_defines_free(char **defines, size_t n);
 
+/* Whether a define ("-DNAME=VALUE") can change what the compiler makes of
+ * the kernel: a name the source (or the kernel's name) never mentions
+ * cannot, so a GPU backend leaves the define out and configurations that
+ * differ only there (launch geometry: KTT's WORK_GROUP_SIZE_X, BAT's
+ * BLOCK_SIZE) share one compiled kernel, and the worker one loaded module.
+ * Where a name could come from elsewhere (an #include, a pasted token, an
+ * option that includes a file) every define matters. */
+bool kt_define_matters(const kt_spec *spec, const char *define);
+
 #endif /* KT_DEFINES_H */

@@ -2,14 +2,13 @@
  * each finished build handed to the tuner as soon as it is done (see
  * nvrtc.h for why). */
 #include "backend/nvrtc.h"
+#include "backend/pool.h"
 #include "backend/defines.h"
 #include "core/includes.h"
 #include "core/util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,43 +27,6 @@ static bool names_arch(const kt_spec *s)
             strncmp(s->compiler_options[i], "-arch", 5) == 0)
             return true;
     return false;
-}
-
-/* True when name occurs in src as an identifier (in comments too). */
-static bool mentions(const char *src, const char *name, size_t len)
-{
-    for (const char *p = strstr(src, name); p; p = strstr(p + 1, name)) {
-        bool start = p == src || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-        bool end = !(isalnum((unsigned char)p[len]) || p[len] == '_');
-        if (start && end)
-            return true;
-    }
-    return false;
-}
-
-/* Whether a define ("-DNAME=VALUE") can change what the compiler makes of
- * the kernel: a name the source never mentions cannot, so the define is
- * left out and configurations that differ only there (launch geometry:
- * KTT's WORK_GROUP_SIZE_X, BAT's BLOCK_SIZE) share one CUBIN, and the
- * worker one loaded module.  Where a name could come from elsewhere (an
- * #include, a pasted token, an option that includes a file) every define
- * is kept. */
-static bool define_matters(const kt_spec *s, const char *define)
-{
-    const char *src = s->kernel_source;
-    if (strncmp(define, "-D", 2) != 0 || strstr(src, "#include") || strstr(src, "##"))
-        return true;
-    for (size_t k = 0; k < s->ncompiler_options; k++)
-        if (strstr(s->compiler_options[k], "include"))
-            return true;
-    char name[256];
-    size_t len = strcspn(define + 2, "=");
-    if (len >= sizeof name)
-        return true;
-    memcpy(name, define + 2, len);
-    name[len] = '\0';
-    /* the kernel's name is compiled too, as a name expression ("k<BS>") */
-    return mentions(src, name, len) || mentions(s->kernel_name, name, len);
 }
 
 /* "--include-path=" the directory of the kernel file at path. */
@@ -93,7 +55,7 @@ char **kt_nvrtc_options(const kt_nvrtc *nv, const uint16_t *cfg, size_t *n)
     if (!names_arch(s))
         o[(*n)++] = kt_asprintf("--gpu-architecture=%s", nv->arch);
     for (size_t i = 0; i < ndef; i++) { /* o owns the strings it keeps */
-        if (cfg && !define_matters(s, def[i]))
+        if (cfg && !kt_define_matters(s, def[i]))
             free(def[i]);
         else
             o[(*n)++] = def[i];
@@ -124,29 +86,9 @@ static void compile_log(const kt_nvrtc *nv, nvrtcProgram prog, char *out, size_t
         return;
     if (nv->api->nvrtcGetProgramLog(prog, log) == 0) {
         log[len] = '\0';
-        const char *line = strstr(log, "error");
-        while (line && line > log && line[-1] != '\n')
-            line--;
-        line = line ? line : log;
-        size_t l = strcspn(line, "\n");
-        if (l)
-            snprintf(out, n, "%.*s", (int)l, line);
+        kt_log_error_line(log, out, n);
     }
     free(log);
-}
-
-static bool write_file(const char *path, const void *data, size_t len)
-{
-    char *tmp = kt_asprintf("%s.%ld.tmp", path, (long)getpid());
-    FILE *f = tmp ? fopen(tmp, "wb") : NULL;
-    bool ok = f && fwrite(data, 1, len, f) == len;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0; /* never a half-written cache entry */
-    if (!ok && tmp)
-        unlink(tmp);
-    free(tmp);
-    return ok;
 }
 
 /* ------------------------------------------------- the compiled kernel */
@@ -214,7 +156,7 @@ static bool store_kernel(const kt_nvrtc *nv, nvrtcProgram prog, const char *name
               nv->api->nvrtcGetCUBINSize(prog, &len) == 0 && (cubin = malloc(len)) &&
               nv->api->nvrtcGetCUBIN(prog, cubin) == 0 &&
               (packed = kt_cubin_pack(lowered, cubin, len, &packed_len)) &&
-              write_file(path, packed, packed_len);
+              kt_cache_write(path, packed, packed_len);
     free(packed);
     free(cubin);
     return ok;
@@ -308,111 +250,26 @@ static void compile_one(const kt_nvrtc *nv, const uint16_t *cfg, kt_build *b)
 
 /* ----------------------------------------------------------- the pool */
 
-/* A batch: jobs threads (NVRTC is thread-safe) take configurations in
- * order; each finished build joins a queue the tuner takes from. */
-struct kt_nvrtc_job {
-    const kt_nvrtc *nv;
-    const uint16_t *const *cfgs;
-    size_t n;
-    size_t next;            /* the next configuration to compile */
-    kt_build *built;        /* per configuration, once built */
-    size_t *queue;          /* built and not yet returned, in finishing order */
-    size_t head, tail;      /* queue[head..tail) */
-    size_t returned;
-    bool stop;              /* kt_nvrtc_end: take nothing more */
-    pthread_mutex_t mu;
-    pthread_cond_t built_one;
-    pthread_t *threads;
-    size_t nthreads;
-};
-
-/* Compile the next configuration not yet taken; false when none is left. */
-static bool compile_next_one(kt_nvrtc_job *job)
+static void build_cb(const void *nv, const uint16_t *cfg, kt_build *b)
 {
-    pthread_mutex_lock(&job->mu);
-    size_t i = job->next;
-    bool take = !job->stop && i < job->n;
-    job->next += take;
-    pthread_mutex_unlock(&job->mu);
-    if (!take)
-        return false;
-    kt_build b;
-    compile_one(job->nv, job->cfgs[i], &b);
-    pthread_mutex_lock(&job->mu);
-    job->built[i] = b;
-    job->queue[job->tail++] = i;
-    pthread_cond_signal(&job->built_one);
-    pthread_mutex_unlock(&job->mu);
-    return true;
-}
-
-static void *compile_thread(void *arg)
-{
-    while (compile_next_one(arg)) {
-    }
-    return NULL;
+    compile_one(nv, cfg, b);
 }
 
 int kt_nvrtc_start(const kt_nvrtc *nv, const uint16_t *const *cfgs, size_t n,
                    kt_nvrtc_job **out, kt_diag *diag)
 {
-    *out = NULL;
-    kt_nvrtc_job *job = calloc(1, sizeof *job);
-    size_t want = (size_t)(nv->jobs > 0 ? nv->jobs : 1);
-    want = want < n ? want : n;
-    if (!job || !(job->built = calloc(n + 1, sizeof *job->built)) ||
-        !(job->queue = calloc(n + 1, sizeof *job->queue)) ||
-        !(job->threads = calloc(want + 1, sizeof *job->threads))) {
-        if (job) {
-            free(job->built);
-            free(job->queue);
-        }
-        free(job);
-        return kt_fail(diag, KT_ENOMEM, "out of memory");
-    }
-    *job = (kt_nvrtc_job){.nv = nv, .cfgs = cfgs, .n = n, .built = job->built,
-                          .queue = job->queue, .threads = job->threads};
-    pthread_mutex_init(&job->mu, NULL);
-    pthread_cond_init(&job->built_one, NULL);
-    while (job->nthreads < want &&
-           pthread_create(&job->threads[job->nthreads], NULL, compile_thread, job) == 0)
-        job->nthreads++;
-    *out = job; /* with no thread at all, kt_nvrtc_next compiles itself */
-    return KT_OK;
+    return kt_pool_start(build_cb, nv, nv->jobs, cfgs, n, out, diag);
 }
 
 int kt_nvrtc_next(kt_nvrtc_job *job, size_t *index, kt_build *b, kt_diag *diag)
 {
-    (void)diag;
-    if (job->returned == job->n)
-        return KT_EDONE;
-    if (job->nthreads == 0)
-        compile_next_one(job);
-    pthread_mutex_lock(&job->mu);
-    while (job->head == job->tail)
-        pthread_cond_wait(&job->built_one, &job->mu);
-    *index = job->queue[job->head++];
-    *b = job->built[*index];
-    job->built[*index].artifact = NULL; /* the caller owns it now */
-    job->returned++;
-    pthread_mutex_unlock(&job->mu);
-    return KT_OK;
+    return kt_pool_next(job, index, b, diag);
 }
 
-void kt_nvrtc_end(kt_nvrtc_job *job)
+void kt_nvrtc_end(kt_nvrtc_job *job) { kt_pool_end(job); }
+
+int kt_nvrtc_compile(const kt_nvrtc *nv, const uint16_t *const *cfgs, size_t n,
+                     kt_build *builds, kt_diag *diag)
 {
-    if (!job)
-        return;
-    pthread_mutex_lock(&job->mu);
-    job->stop = true; /* builds under way finish; no new one starts */
-    pthread_mutex_unlock(&job->mu);
-    for (size_t i = 0; i < job->nthreads; i++)
-        pthread_join(job->threads[i], NULL);
-    kt_builds_clear(job->built, job->n);
-    pthread_cond_destroy(&job->built_one);
-    pthread_mutex_destroy(&job->mu);
-    free(job->threads);
-    free(job->queue);
-    free(job->built);
-    free(job);
+    return kt_pool_run(build_cb, nv, nv->jobs, cfgs, n, builds, diag);
 }

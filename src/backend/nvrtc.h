@@ -20,7 +20,7 @@ typedef struct kt_nvrtc {
     int jobs;                /* threads in the pool */
 } kt_nvrtc;
 
-typedef struct kt_nvrtc_job kt_nvrtc_job;
+typedef struct kt_pool kt_nvrtc_job; /* backend/pool.h's */
 
 /* The NVRTC options configuration cfg (NULL: the reference kernel) of
  * nv->spec compiles with for nv->arch, *n of them (kt_defines_free frees
@@ -38,6 +38,9 @@ int kt_nvrtc_next(kt_nvrtc_job *job, size_t *index, kt_build *build, kt_diag *di
 /* Stop: builds under way finish, no new one starts; free the job and the
  * builds not returned. */
 void kt_nvrtc_end(kt_nvrtc_job *job);
+/* The whole batch at once: builds[i] for cfgs[i]. */
+int kt_nvrtc_compile(const kt_nvrtc *nv, const uint16_t *const *cfgs, size_t n,
+                     kt_build *builds, kt_diag *diag);
 
 /* A compiled kernel as ktune stores it (the artifact of a CUDA build):
  * "KTCUBIN1", the symbol's length and the CUBIN's offset (u32,

@@ -28,6 +28,7 @@ int cli_predict(int argc, char **argv);
 int cli_benchmark(int argc, char **argv);
 int cli_analyze(int argc, char **argv);
 int cli_report(int argc, char **argv);
+int cli_devices(int argc, char **argv);
 
 /* Transfer across devices (transfer.c): the recordings that option opt of
  * command cmd lists (comma-separated) learnt into *out, errors reported;

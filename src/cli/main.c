@@ -27,6 +27,7 @@ static const command COMMANDS[] = {
     {"benchmark", cli_benchmark, "compare search strategies on a recorded space"},
     {"analyze", cli_analyze, "what makes a kernel fast and frugal: models, importance"},
     {"report", cli_report, "draw the results database as one HTML file"},
+    {"devices", cli_devices, "list the GPU and OpenCL devices ktune can run kernels on"},
 };
 
 int cli_error(const char *fmt, ...)

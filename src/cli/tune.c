@@ -69,6 +69,10 @@ static const char USAGE[] =
     "                      as failures (crash, timeout, ...); the new result\n"
     "                      replaces the stored one\n"
     "  --cache DIR         compiled-kernel cache (default .ktune-cache)\n"
+    "  --platform NAME     an OpenCL kernel runs on the first OpenCL platform\n"
+    "                      whose name contains NAME, in any case (\"NVIDIA\",\n"
+    "                      \"Portable\" for PoCL); default: the first platform\n"
+    "                      with a device ('ktune devices' lists them)\n"
     "  --energy-window S   run each configuration at least S seconds for its\n"
     "                      energy reading, where energy is readable (default 0.3;\n"
     "                      0: no energy)\n"
@@ -528,6 +532,7 @@ static int parse_option(int c, tune_args *a)
     case 'X': rc = parse_memory(optarg, &o->max_memory); break;
     case 'R': o->retry_failed = true; break;
     case 'c': o->cache_dir = optarg; break;
+    case 'P': o->platform = optarg; break;
     case 'O': o->no_overlap = true; break;
     case 'E': rc = parse_window(optarg, &o->energy_window_s); break;
     case 'r': o->replay = optarg; break;
@@ -572,6 +577,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"kernel", required_argument, 0, 'K'},  {"help", no_argument, 0, 'h'},
         {"objective", required_argument, 0, 'o'}, {"warm-from", required_argument, 0, 'F'},
         {"shard", required_argument, 0, 'H'},   {"devices", required_argument, 0, 'G'},
+        {"platform", required_argument, 0, 'P'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;

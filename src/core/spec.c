@@ -1042,9 +1042,12 @@ static int parse_data(loader *L, json_object *o, const char *path, int fill,
     if (rc != KT_OK)
         return rc;
     switch (fill) {
+    case KT_FILL_RANDOM: /* FillValue, where given, is the range's end (KTT's) */
     case KT_FILL_CONSTANT:
         snprintf(sub, sizeof sub, "%s.FillValue", path);
-        rc = get_expr(L, o, path, "FillValue", true, &d->value);
+        rc = get_expr(L, o, path, "FillValue", fill == KT_FILL_CONSTANT, &d->value);
+        if (rc != KT_OK || !d->value)
+            return rc;
         return rc == KT_OK ? check_problem_only(L, sub, d->value) : rc;
     case KT_FILL_GENERATOR:
         return parse_generator(L, o, path, d);
@@ -1469,11 +1472,14 @@ static int parse_reference_kernel(loader *L, json_object *ks)
     return load_source(L, path, file, &s->ref_file, &s->ref_source, &s->ref_includes);
 }
 
-/* GlobalSizeType "OpenCL" counts threads, "CUDA" (the default) blocks. */
+/* GlobalSizeType "OpenCL" counts threads, "CUDA" blocks.  Without it, a
+ * kernel's GlobalSize counts as its own language's launch does: an OpenCL
+ * kernel's counts work-items (KTT's OpenCL engine's default, which its
+ * CoulombSum2d spec relies on), any other's blocks. */
 static int parse_grid_type(loader *L, json_object *ks)
 {
     static const name_code TYPES[] = {{"CUDA", 0}, {"OpenCL", 1}, {"Vulkan", 0}};
-    int in_threads = 0;
+    int in_threads = L->spec->language == KT_LANG_OPENCL;
     int rc = get_enum(L, ks, "KernelSpecification", "GlobalSizeType", false, TYPES,
                       KT_ARRAY_LEN(TYPES), &in_threads);
     L->spec->grid_in_threads = in_threads;

@@ -33,13 +33,22 @@ static void store(kt_dtype t, void *p, size_t i, double v)
 }
 
 /* Random inputs: floats uniform in [-1, 1), integers uniform in [0, 100). */
-static void fill_random(kt_dtype t, void *p, size_t count, uint64_t seed)
+/* Uniform random data: floats in [-1, 1), integers in [0, 100); with a
+ * FillValue `end` (> 0), in [0, end) as KTT's loader draws them (its
+ * CoulombSum specs need non-negative atoms: half_rsqrt of a negative
+ * distance is NaN). */
+static void fill_random(kt_dtype t, void *p, size_t count, uint64_t seed, double end)
 {
     kt_rng rng;
     kt_rng_seed(&rng, seed);
     bool real = t >= KT_DT_FLOAT;
-    for (size_t i = 0; i < count; i++)
-        store(t, p, i, real ? 2 * kt_rng_unit(&rng) - 1 : (double)kt_rng_below(&rng, 100));
+    for (size_t i = 0; i < count; i++) {
+        double v = !real && !(end > 0) ? (double)kt_rng_below(&rng, 100)
+                                       : kt_rng_unit(&rng);
+        if (real || end > 0)
+            v = !(end > 0) ? 2 * v - 1 : real ? v * end : floor(v * end);
+        store(t, p, i, v);
+    }
 }
 
 static int eval_problem(const kt_spec *spec, const kt_expr *e, const double *slots,
@@ -118,7 +127,9 @@ static int data_fill(const kt_spec *spec, const kt_arg *a, const kt_data *d, voi
     int rc;
     switch (d->fill) {
     case KT_FILL_RANDOM:
-        fill_random(a->type, p, count, d->seed ? d->seed : seed);
+        if ((rc = eval_problem(spec, d->value, slots, a->name, &v, diag)) != KT_OK)
+            return rc;
+        fill_random(a->type, p, count, d->seed ? d->seed : seed, v);
         return KT_OK;
     case KT_FILL_CONSTANT:
         if ((rc = eval_problem(spec, d->value, slots, a->name, &v, diag)) != KT_OK)
