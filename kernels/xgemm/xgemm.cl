@@ -39,6 +39,7 @@
 #define GID(d) (GRP(d) * (int)((d) == 0 ? blockDim.x : blockDim.y) + LID(d))
 #define F2 make_float2
 #define F4 make_float4
+#define FMA fmaf
 #else /* OpenCL C */
 #define KERNEL(x, y) __kernel __attribute__((reqd_work_group_size(x, y, 1))) void
 #define GLOBAL __global   /* qualifier of a global pointer */
@@ -51,6 +52,7 @@
 #define GID(d) ((int)get_global_id(d))
 #define F2(a, b) ((float2)((a), (b)))
 #define F4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+#define FMA fma /* one rounding in both languages, whatever a compiler contracts */
 #endif
 
 /* v[0, W) = the W floats at p (W 1, 2, 4 or 8; p aligned to W floats),
@@ -227,7 +229,7 @@ Xgemm(const int M, const int N, const int K, const GLOBAL float *RESTRICT A,
                 for (int ni = 0; ni < NWI; ni++)
 #pragma unroll
                     for (int mi = 0; mi < MWI; mi++)
-                        acc[ni][mi] += a[mi] * b[ni];
+                        acc[ni][mi] = FMA(a[mi], b[ni], acc[ni][mi]);
             }
         }
 #if SA || SB

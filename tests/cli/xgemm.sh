@@ -63,3 +63,48 @@ done
 n=$("$KTUNE" space "$CONV" --problem "$(problem 64 28 28 64 16 1 1)")
 [ "$n" = 0 ] || fail "an FP16 problem has $n configurations"
 pass "the 1x1 convolution's space is MIOpen's solver's (FP32 forward; none for FP16)"
+
+# ---- on an OpenCL platform (PoCL in CI), else skipped
+export POCL_CACHE_DIR="$TMP/pocl"   # PoCL's own kernel cache, not $HOME's
+# ok_all FILE N: the run's JSON says N measured, all verified.
+ok_all() {
+    python3 - "$1" "$2" <<'PY' || fail "$(cat "$1")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["measured"] == n and d["statuses"]["ok"] == n, (d["measured"], d["statuses"])
+PY
+}
+status_of "$KTUNE" tune "$XCL" --problem M=64,N=128,K=96 --strategy random --budget 5 \
+    --seed 2 --db "$TMP/x.db" --cache "$TMP/cache" --json >"$TMP/x.json" 2>"$TMP/x.err"
+if [ "$rc" != 0 ] && grep -Eq "ICD loader|no OpenCL platform is installed" "$TMP/x.err"; then
+    echo "skip the OpenCL runs of xgemm.sh: $(cat "$TMP/x.err")"
+    exit 0
+fi
+[ "$rc" = 0 ] || fail "Xgemm on OpenCL: $(cat "$TMP/x.err")"
+ok_all "$TMP/x.json" 5
+pass "Xgemm through OpenCL: 5 random configurations verified against the reference"
+
+# A forward problem MIOpen's solver takes its "v0" branch for (C % 16 != 0),
+# and one of its "v1" branch (C, K % 16 == 0), narrowed to 16 output
+# channels and 1 pixel a work-item: wider register tiles take PoCL seconds
+# to build at their first launch, which the worker counts as a hang.
+"$KTUNE" tune "$CONV" --problem "$(problem 24 7 7 40 2 1)" --strategy random --budget 4 \
+    --seed 3 --db "$TMP/c.db" --cache "$TMP/cache" --json >"$TMP/c0.json"
+ok_all "$TMP/c0.json" 4
+python3 - "$CONV" "$TMP/c1-spec.json" <<'PY'
+import json, os, sys
+spec = json.load(open(sys.argv[1]))
+for p in spec["ConfigurationSpace"]["TuningParameters"]:
+    if p["Name"] == "n_out_pix_tiles":
+        p["Values"], p["Default"] = "[16]", 16
+    if p["Name"] == "out_pix_tile0":
+        p["Values"], p["Default"] = "[0, 1]", 1
+k = spec["KernelSpecification"]
+k["KernelFile"] = k["ReferenceKernel"]["KernelFile"] = os.path.abspath("kernels/conv/conv1x1.cl")
+json.dump(spec, open(sys.argv[2], "w"))
+PY
+"$KTUNE" tune "$TMP/c1-spec.json" --problem "$(problem 32 8 8 32 2 1)" --strategy random \
+    --budget 3 --seed 3 --db "$TMP/c.db" --cache "$TMP/cache" --json >"$TMP/c1.json"
+ok_all "$TMP/c1.json" 3
+pass "the 1x1 convolution through OpenCL: 7 configurations of two problems verified"
