@@ -21,7 +21,7 @@ KT_WARN     = -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 # The library's own headers (-Isrc); the command-line front end is compiled
 # without them, so that it can use the public API (include/ktune.h) alone.
 SRC_INC     = -Isrc
-KT_CPPFLAGS = -D_GNU_SOURCE -Iinclude $(SRC_INC) $(JSON_CFLAGS) $(HDF5_CFLAGS)
+KT_CPPFLAGS = -D_GNU_SOURCE -Iinclude $(SRC_INC) $(JSON_CFLAGS) $(HDF5_CFLAGS) $(MPI_CFLAGS)
 KT_CFLAGS   = -std=c11 $(KT_WARN)
 # Each object and test program writes its header dependencies to a .d file
 # beside it (-MP: a deleted header is no error).

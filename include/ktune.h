@@ -343,6 +343,43 @@ typedef struct ktune_device {
  * Thread-safe; it initialises the drivers it loads. */
 KTUNE_API int ktune_devices(ktune_device *out, size_t cap, size_t *n, ktune_diag *diag);
 
+/* -------------------------------------------------------- distributed runs */
+
+/* An MPI job this process is a rank of: `mpirun --enable-recovery -n N
+ * ktune tune ...` runs one tuning over N processes, on one machine or
+ * several.  Every rank runs the same program with the same options (the
+ * spec's files must be readable at the same path on every node); rank 0
+ * runs the strategy and alone opens the database; ranks 1..N-1 each
+ * compile and measure, in an isolated worker of their own, what rank 0
+ * hands them as they free up, on their own device: their place among the
+ * measuring ranks of their node (on rank 0's node ranks 1, 2, ... use
+ * devices 0, 1, ...).  Results come back in the order they complete and
+ * are stored by rank 0, so an exhaustive run stores exactly the rows of
+ * one process.  A rank that dies (OpenMPI keeps the job running only with
+ * mpirun --enable-recovery) loses the configurations it held: rank 0 takes
+ * a rank silent for ktune_tune_opts.rank_timeout_s as dead and hands them
+ * to the others; a rank whose device's fingerprint differs from rank 0's
+ * is left out with a warning.  Strategies that learn from results see them
+ * in completion order, so their path may differ from one process's. */
+typedef struct ktune_mpi ktune_mpi;
+
+/* Seconds of silence after which a rank is taken as dead. */
+#define KTUNE_RANK_TIMEOUT 30.0
+
+/* Join the MPI job this process was started in: when the environment says
+ * mpirun started it among more than one rank (OMPI_COMM_WORLD_SIZE or
+ * PMI_SIZE above 1), MPI is initialised (MPI_Init_thread, serialised) and
+ * *out is the job, for ktune_tune_opts.mpi; otherwise *out is NULL and MPI
+ * is never touched.  Returns 0; KTUNE_EINVAL when started by mpirun but
+ * built without MPI, or when MPI cannot serialise two threads' calls;
+ * KTUNE_ENOMEM.  Call it once per process, from the main thread. */
+KTUNE_API int ktune_mpi_open(ktune_mpi **out, ktune_diag *diag);
+/* Finalise MPI and release the job (NULL: nothing). */
+KTUNE_API void ktune_mpi_close(ktune_mpi *m);
+/* This process's rank (0 for NULL) and the job's size (1 for NULL). */
+KTUNE_API int ktune_mpi_rank(const ktune_mpi *m);
+KTUNE_API int ktune_mpi_size(const ktune_mpi *m);
+
 /* ------------------------------------------------------------------ tuning */
 
 /* The strategy a run uses unless told otherwise (docs/SEARCH.md says why). */
@@ -508,6 +545,14 @@ typedef struct ktune_tune_opts {
                                 "Portable" for PoCL); NULL: the first
                                 platform with a device.  Other languages
                                 ignore it */
+    struct ktune_mpi *mpi;   /* the MPI job of ktune_mpi_open, or NULL: one
+                                process.  With several ranks, rank 0 runs
+                                the strategy and stores every result, ranks
+                                1..N-1 compile and measure what it sends
+                                them (ktune_mpi_open says how) */
+    double rank_timeout_s;   /* with mpi: a rank silent this long is taken as
+                                dead, its configurations handed to the
+                                others (KTUNE_RANK_TIMEOUT); 0: that */
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */
@@ -528,7 +573,11 @@ typedef struct ktune_run ktune_run;
  * KTUNE_ESPEC, KTUNE_EIO, KTUNE_EDB,
  * KTUNE_EBACKEND, KTUNE_EWORKER, KTUNE_ENOTFOUND (a replay lacking a
  * configuration), KTUNE_EEMPTY, KTUNE_ENOMEM.  Runs the kernel's compiler
- * and the worker as child processes; one run per spec at a time. */
+ * and the worker as child processes; one run per spec at a time.  With
+ * opts->mpi of several ranks, every rank calls it: on rank 0 it is the run
+ * (KTUNE_EWORKER when no measuring rank is left); on the others it
+ * measures until rank 0 is done, and the run holds only the device and
+ * ktune_run_info.measured (KTUNE_EWORKER when rank 0 went silent). */
 KTUNE_API int ktune_tune(const ktune_spec *spec, const ktune_tune_opts *opts,
                          ktune_run **out, ktune_diag *diag);
 /* Release a run (NULL: nothing). */

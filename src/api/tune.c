@@ -4,6 +4,7 @@
  * object, which keeps the report and every evaluated configuration. */
 #include "core/util.h"
 #include "store/recording.h"
+#include "tune/mpi.h"
 #include "tune/model_start.h"
 #include "tune/tuner.h"
 
@@ -213,7 +214,44 @@ static int check_args(const ktune_spec *spec, const ktune_tune_opts *opts,
     if (opts->device && !opts->replay)
         return kt_fail(diag, KT_EINVAL, "the device option chooses a recorded "
                        "device: it needs a replay");
+    if (opts->size == sizeof *opts && kt_mpi_size(opts->mpi) > 1 && opts->replay)
+        return kt_fail(diag, KT_EINVAL, "a replay measures nothing to spread over MPI "
+                       "ranks: run it as one process");
+    if (opts->size == sizeof *opts && opts->rank_timeout_s < 0)
+        return kt_fail(diag, KT_EINVAL, "a negative rank timeout");
     return KT_OK;
+}
+
+/* A measuring rank of a distributed run (tune/mpi.h): the run holds its
+ * device and how many configurations it measured. */
+static int serve_rank(const kt_spec *spec, const kt_tune_opts *t, const kt_mpi_run *m,
+                      ktune_run *run, kt_diag *diag)
+{
+    kt_mpi_served served;
+    int rc = kt_mpi_serve(m, spec, t, &served, diag);
+    kt_strlcpy(run->rep.device, sizeof run->rep.device, served.device);
+    run->rep.measured = served.measured;
+    if (rc == KT_OK && !(run->rep.problem = kt_strdup(t->problem ? t->problem : "")))
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    return rc;
+}
+
+/* kt_tune on rank 0 (over the other ranks when there are any) or alone. */
+static int tune_or_serve(const kt_spec *spec, kt_tune_opts *t, const ktune_tune_opts *o,
+                         ktune_run *run, kt_diag *diag)
+{
+    kt_mpi_run m = {.m = o->mpi, .rank_timeout_s = o->rank_timeout_s};
+    if (kt_mpi_rank(o->mpi) > 0)
+        return serve_rank(spec, t, &m, run, diag);
+    if (kt_mpi_size(o->mpi) <= 1)
+        return kt_tune(spec, t, &run->rep, diag);
+    t->exec_open = kt_exec_mpi_open;
+    t->exec_user = &m;
+    int rc = kt_mpi_lead_start(&m, diag);
+    if (rc == KT_OK)
+        rc = kt_tune(spec, t, &run->rep, diag);
+    kt_mpi_lead_end(&m, rc);
+    return rc;
 }
 
 /* What the tuner's report says, as the run's figures. */
@@ -254,7 +292,7 @@ int ktune_tune(const ktune_spec *spec, const ktune_tune_opts *opts, ktune_run **
         t.replay = rec ? kt_recording_replay(rec) : rp;
         t.progress = keep;
         t.progress_user = run;
-        rc = kt_tune(spec, &t, &run->rep, diag);
+        rc = tune_or_serve(spec, &t, opts, run, diag);
     }
     if (rc == KT_OK && run->oom)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");

@@ -55,6 +55,9 @@ static const char USAGE[] =
     "                      from the K-th): the N jobs of an array cover it\n"
     "                      once, each into its own --db, joined by 'ktune db\n"
     "                      merge'; the strategy and --budget work in the share\n"
+    "  --rank-timeout S    under mpirun: a rank silent for S seconds is taken as\n"
+    "                      dead and its configurations go to the others\n"
+    "                      (default 30)\n"
     "  --seed N            seed for the strategy and the input data (default 1)\n"
     "  --jobs N            parallel compilations, 1 to 1024 (default: number of\n"
     "                      CPUs)\n"
@@ -107,6 +110,9 @@ static const char USAGE[] =
     "                      run evaluated (default with --strategy map_elites)\n"
     "  --json              print one JSON object on stdout instead of text\n"
     "  --help              this text\n\n"
+    "Under 'mpirun --enable-recovery -n N' (N > 1), rank 0 runs the strategy and\n"
+    "stores every result in --db; ranks 1 to N-1 compile and measure what it\n"
+    "hands them, each on its own device (README, \"On a cluster\").\n\n"
     "Ctrl-C (SIGINT) or SIGTERM stops the run after the configuration in flight\n"
     "and prints what it found (under --json, the same object with \"interrupted\");\n"
     "a second one stops it at once.\n\n"
@@ -549,6 +555,11 @@ static int parse_option(int c, tune_args *a)
     case 'F': a->warm_from = optarg; break;
     case 'H': rc = parse_shard(optarg, o); break;
     case 'G': rc = parse_devices(optarg, a); break;
+    case 'W':
+        rc = cli_parse_double("tune", "--rank-timeout", optarg, &o->rank_timeout_s);
+        if (rc == CLI_OK && !(o->rank_timeout_s >= 1 && o->rank_timeout_s <= 86400))
+            rc = cli_usage_error("tune", "--rank-timeout must be 1 to 86400 seconds");
+        break;
     case 'J': a->json = true; break;
     case 'M': o->map = true; break;
     case 'o':
@@ -578,6 +589,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"objective", required_argument, 0, 'o'}, {"warm-from", required_argument, 0, 'F'},
         {"shard", required_argument, 0, 'H'},   {"devices", required_argument, 0, 'G'},
         {"platform", required_argument, 0, 'P'},
+        {"rank-timeout", required_argument, 0, 'W'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;
@@ -723,13 +735,24 @@ int cli_tune(int argc, char **argv)
     }
     a.o.transfer = transfer;
     ktune_run *run = NULL;
-    int trc = ktune_tune(spec, &a.o, &run, &diag);
+    ktune_mpi *mpi = NULL;
+    int trc = ktune_mpi_open(&mpi, &diag);
+    a.o.mpi = mpi;
+    if (trc == KTUNE_OK)
+        trc = ktune_tune(spec, &a.o, &run, &diag);
     if (drawn)
         fputc('\n', stderr);
-    if (trc == KTUNE_OK)
+    if (trc == KTUNE_OK && ktune_mpi_rank(mpi) > 0)
+        fprintf(stderr, "ktune: rank %d measured %llu configurations on %s\n",
+                ktune_mpi_rank(mpi), (unsigned long long)ktune_run_summary(run)->measured,
+                ktune_run_summary(run)->device);
+    else if (trc == KTUNE_OK)
         rc = report(&a, run);
+    else if (ktune_mpi_size(mpi) > 1)
+        rc = cli_error("rank %d: %s", ktune_mpi_rank(mpi), diag.msg);
     else
         rc = cli_error("%s", diag.msg);
+    ktune_mpi_close(mpi);
     if (stop_signal)
         rc = 128 + stop_signal;
     ktune_run_free(run);

@@ -196,24 +196,25 @@ static int check_objective(const run *r)
     return KT_OK;
 }
 
-/* The configuration results are checked against when the spec has no
- * reference kernel: the default, unless its own spec's conditions exclude
- * it (KTT's CoulombSum3d: a 16x1 work group against "X * Y >= 64"), as it
- * may compute something else; the first valid configuration then.  Chosen
- * in the whole space, before a shard narrows it, so that every shard
- * checks against the same one. */
+/* The reference of a run (tuner.h, kt_tune_reference), chosen in the
+ * whole space, before a shard narrows it, so that every shard (and every
+ * MPI rank) checks against the same one. */
 static int choose_reference(run *r)
 {
     if (!(r->reference = malloc(r->spec->nparams * sizeof *r->reference + 1)))
         return kt_fail(r->diag, KT_ENOMEM, "out of memory");
-    kt_space_default(r->space, r->reference);
-    if (!r->spec->ref_name && !kt_space_is_valid(r->space, r->reference) &&
-        kt_space_size(r->space) > 0) {
-        memcpy(r->reference, kt_space_at(r->space, 0),
-               r->spec->nparams * sizeof *r->reference);
-        r->reference_warn = true;
-    }
+    r->reference_warn = kt_tune_reference(r->space, r->reference);
     return KT_OK;
+}
+
+bool kt_tune_reference(kt_space *space, uint16_t *ref)
+{
+    const kt_spec *spec = kt_space_spec(space);
+    kt_space_default(space, ref);
+    if (spec->ref_name || kt_space_is_valid(space, ref) || kt_space_size(space) == 0)
+        return false;
+    memcpy(ref, kt_space_at(space, 0), spec->nparams * sizeof *ref);
+    return true;
 }
 
 /* This run's share of the space (opts->shard of nshards): every nshards-th

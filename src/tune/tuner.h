@@ -167,4 +167,11 @@ int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
             kt_diag *diag);
 void kt_tune_report_clear(kt_tune_report *r);
 
+/* The configuration results are checked against, into ref (nparams
+ * values): the default, unless the spec has no reference kernel and its
+ * own conditions exclude the default (KTT's CoulombSum3d: a 16x1 work
+ * group against "X * Y >= 64"), as it may compute something else; then
+ * the first valid configuration of the built space, and true (warn). */
+bool kt_tune_reference(kt_space *space, uint16_t *ref);
+
 #endif /* KT_TUNER_H */
