@@ -21,12 +21,13 @@ JOBS=${3:-2}
 PROBLEM=${4:-M=64,N=64,K=64}
 : "${KTUNE:?set KTUNE to the ktune binary}"
 SPEC=${SPEC:-kernels/gemm/gemm-c.json}
+EXTRA=${EXTRA:-}  # more options of ktune tune for every run (--budget N)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 WORK=${WORK:-$OUT}
 mkdir -p "$OUT" "$WORK"
 CORES=$(nproc)
 echo "# $(date -u +%FT%TZ) $(hostname): $CORES cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-echo "# $SPEC --problem $PROBLEM --strategy brute_force, --jobs $JOBS per process"
+echo "# $SPEC --problem $PROBLEM --strategy brute_force $EXTRA, --jobs $JOBS per process"
 rm -f "$WORK/first.rows"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-9s %-9s %-8s %-6s %-10s %s\n' ranks measuring compilers wall_s rows same_rows statuses
@@ -37,8 +38,9 @@ run() {
     db=$WORK/$name.db
     rm -rf "$db" "$db-wal" "$db-shm" "$WORK/cache-$name"
     t0=$(date +%s.%N)
+    # shellcheck disable=SC2086 # EXTRA is a list of options
     "$@" "$KTUNE" tune "$SPEC" --problem "$PROBLEM" --strategy brute_force --jobs "$jobs" \
-        --db "$db" --cache "$WORK/cache-$name" --json \
+        --db "$db" --cache "$WORK/cache-$name" --json $EXTRA \
         >"$OUT/$name.json" 2>"$OUT/$name.err" || true
     t1=$(date +%s.%N)
     "$KTUNE" db list --db "$db" | awk '{print $2, $3, $4}' | sort >"$WORK/$name.rows"
