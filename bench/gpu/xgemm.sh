@@ -33,10 +33,37 @@ rm -rf "$OUT" "$W"
 mkdir -p "$OUT" "$W"
 X=$DIR/kernels/xgemm
 
+# The ICD loader lists NVIDIA's OpenCL only where a vendors file or
+# OCL_ICD_FILENAMES names it: where `ktune devices` shows no such platform,
+# a vendors folder of our own adds the driver's library.  (On the GPU
+# machine on 2026-11-25 OCL_ICD_FILENAMES already named it and `ktune
+# devices` listed "NVIDIA CUDA", yet the measurement worker found PoCL
+# alone: bench/gpu/logs/xgemm-2026-11-25-2.txt.)
+find_platform() {
+    "$KT" devices 2>&1 | grep '^opencl' | grep -q "$PLATFORM" && return 0
+    icd=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ { print $NF; exit }')
+    [ -n "$icd" ] || icd=$(find /usr/lib /usr/lib64 /usr/local -name 'libnvidia-opencl.so.1' \
+        2>/dev/null | head -n 1)
+    echo "no $PLATFORM platform; the driver's OpenCL library: ${icd:-none}"
+    [ -n "$icd" ] || return 1
+    mkdir -p "$W/icd"
+    cp /etc/OpenCL/vendors/*.icd "$W/icd/" 2>/dev/null
+    echo "$icd" >"$W/icd/nvidia.icd"
+    export OCL_ICD_VENDORS=$W/icd
+    "$KT" devices 2>&1 | grep '^opencl' | grep -q "$PLATFORM" && return 0
+    export OCL_ICD_FILENAMES=$icd
+    "$KT" devices 2>&1 | grep '^opencl' | grep -q "$PLATFORM"
+}
+
 all() {
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader ||
     echo "no nvidia-smi"
 date -u +"start %Y-%m-%dT%H:%M:%SZ"
+ls /etc/OpenCL/vendors 2>&1 | tr '\n' ' '
+ldconfig -p | grep -i opencl
+find_platform || echo "still no OpenCL platform named $PLATFORM"
+echo "OCL_ICD_VENDORS=${OCL_ICD_VENDORS:-} OCL_ICD_FILENAMES=${OCL_ICD_FILENAMES:-}"
+"$KT" devices
 
 # tune SPEC NAME [OPTIONS]: one run into the shared database, its JSON
 # summary into OUT/NAME.json.
@@ -59,12 +86,16 @@ side() { # side SPEC NAME [OPTIONS]: the same search on either language
 side "$X/xgemm-opencl.json" ocl --platform "$PLATFORM"
 side "$X/xgemm-cuda.json" cuda
 
-best() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["key"])' "$1"; }
+best() { # the best key of a run's summary, nothing when the run failed
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["key"])' "$1" \
+        2>/dev/null
+}
 # pin SPEC KEY NAME [OPTIONS]: KEY alone, measured again (a pinned copy of
 # the spec, beside it: its kernel file is found relative to the spec).
 pin() {
     spec=$1 key=$2 name=$3
     shift 3
+    [ -n "$key" ] || { echo "pin-$name: skipped (no key)"; return; }
     python3 "$HERE/pin_config.py" "$spec" "$key" >"$(dirname "$spec")/pin-$name.json"
     tune "$(dirname "$spec")/pin-$name.json" "pin-$name" "$@"
 }
@@ -88,7 +119,8 @@ pin "$DIR/kernels/gemm/gemm-cuda.json" \
     BM=128,BN=128,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1 sgemm
 
 "$KT" db export csv --db "$W/xgemm.db" >"$OUT/xgemm.csv"
-dev=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"])' "$W/ocl.json")
+dev=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"])' \
+    "$W/ocl.json" 2>/dev/null)
 cp "$W/ocl.json" "$W/cuda.json" "$OUT/"
 "$KT" db export kerneltuner --db "$W/xgemm.db" --kernel xgemm-opencl --device "$dev" \
     --problem $P >"$OUT/xgemm-h100-opencl.json"
