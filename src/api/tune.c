@@ -247,6 +247,7 @@ static int tune_or_serve(const kt_spec *spec, kt_tune_opts *t, const ktune_tune_
         return kt_tune(spec, t, &run->rep, diag);
     t->exec_open = kt_exec_mpi_open;
     t->exec_user = &m;
+    t->exec_jobs = (t->backend.jobs > 0 ? t->backend.jobs : 1) * (kt_mpi_size(o->mpi) - 1);
     int rc = kt_mpi_lead_start(&m, diag);
     if (rc == KT_OK)
         rc = kt_tune(spec, t, &run->rep, diag);

@@ -276,7 +276,9 @@ int kt_exec_mpi_open(void *user, const kt_exec_env *env, kt_exec *out, kt_diag *
     x->m = m;
     x->env = env;
     x->timeout_s = run->rank_timeout_s > 0 ? run->rank_timeout_s : KT_RANK_TIMEOUT;
-    x->window = env->be_opts->jobs > 1 ? (size_t)env->be_opts->jobs : 1;
+    /* As many as one process's tuner puts in a batch (four per compiler),
+     * so that a rank's compilers and worker stay busy between batches. */
+    x->window = 4 * (size_t)(env->be_opts->jobs > 1 ? env->be_opts->jobs : 1);
     double now = kt_now();
     for (int r = 1; r < size; r++)
         x->peers[r] = (peer){.state = PEER_WAITING, .heard = now};

@@ -3,9 +3,10 @@
  *
  * Every rank runs the same command.  Rank 0 runs the strategy and owns the
  * database: its tuner hands each batch's misses to the MPI executor
- * (kt_exec_mpi_open), which gives each measuring rank at most `window`
- * configurations at a time as it frees up, and takes the results back in
- * the order they come.  Ranks 1..N-1 serve (kt_mpi_serve): each compiles
+ * (kt_exec_mpi_open), which gives each measuring rank at most four
+ * configurations per compiler (--jobs) at a time, more as its results come
+ * back (the rank measures what has arrived as one batch), and takes the
+ * results back in the order they come.  Ranks 1..N-1 serve (kt_mpi_serve): each compiles
  * and measures what it is given with the local executor (tune/exec.h: its
  * own compiler jobs and its own isolated worker) on its own device, the
  * ordinal being its place among the measuring ranks of its node (on rank

@@ -613,12 +613,13 @@ static int evaluate_transfer(run *r)
 #define BATCH_AHEAD 4096
 static bool ahead(const run *r)
 {
-    return !r->strategy->observe && streams(r);
+    return !r->strategy->observe && (streams(r) || r->opts->exec_jobs > 0);
 }
 
 static size_t batch_size(const run *r)
 {
-    size_t per_job = (size_t)(r->opts->backend.jobs > 0 ? r->opts->backend.jobs : 1) * 4;
+    int jobs = r->opts->exec_jobs > 0 ? r->opts->exec_jobs : r->opts->backend.jobs;
+    size_t per_job = (size_t)(jobs > 0 ? jobs : 1) * 4;
     if (!ahead(r))
         return per_job;
     uint64_t left = r->limit > BATCH_AHEAD ? BATCH_AHEAD : r->limit;

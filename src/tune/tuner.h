@@ -124,6 +124,12 @@ typedef struct kt_tune_opts {
     kt_exec_open_fn exec_open; /* where configurations are measured (an MPI
                                executor); NULL: kt_exec_local_open */
     void *exec_user;        /* given to exec_open */
+    int exec_jobs;          /* with exec_open: the compilers it runs at once
+                               in all (an MPI executor: every rank's --jobs),
+                               which size the batches, and batches go ahead
+                               of the measurements as with streamed builds
+                               (it hands work out as its ranks free up);
+                               0: backend.jobs */
 } kt_tune_opts;
 
 typedef struct kt_tune_report {
