@@ -208,6 +208,35 @@ static void test_a_work_group_the_kernel_cannot_take_is_invalid_at_load(void)
     close_spec(&f);
 }
 
+/* A launch the driver refuses is the run's error with the OpenCL code's
+ * name (the worker records a runtime_error): here the spec passes an
+ * argument the kernel does not have. */
+static void test_a_refused_launch_names_the_opencl_error(void)
+{
+    need_opencl();
+    fixture f, w;
+    const char *path = write_spec("__kernel void k(void)\n{\n}\n", "[64]");
+    open_spec(&f, path, false);
+    uint16_t cfg[1] = {0};
+    kt_build b = build(&f, cfg);
+    CHECK(b.status == KT_STATUS_OK);
+    open_spec(&w, path, true);
+    kt_spec_slots(w.spec, cfg, &w.prob, w.slots);
+    kt_diag d = {{0}};
+    void *kernel = NULL, *buf = NULL;
+    CHECK(w.be->load(w.ctx, b.artifact, w.slots, false, &kernel, &d) == KT_OK);
+    CHECK(w.be->buffer_new(w.ctx, 4096, &buf, &d) == KT_OK);
+    void *args[] = {&buf};
+    double t[1];
+    CHECK(w.be->run(w.ctx, kernel, args, 1, 1, t, &d) == KT_EBACKEND);
+    CHECK(strstr(d.msg, "argument 0 ('out')") && strstr(d.msg, "CL_INVALID_ARG_INDEX"));
+    w.be->buffer_free(w.ctx, buf, 4096);
+    w.be->unload(w.ctx, kernel);
+    kt_builds_clear(&b, 1);
+    close_spec(&w);
+    close_spec(&f);
+}
+
 static void test_a_platform_name_that_matches_none_is_a_clear_error(void)
 {
     need_opencl();
@@ -294,6 +323,7 @@ static const kt_test TESTS[] = {
     KT_T(test_a_broken_kernel_is_a_compile_error_with_the_logs_line),
     KT_T(test_a_kernel_runs_is_timed_and_computes_its_values),
     KT_T(test_a_work_group_the_kernel_cannot_take_is_invalid_at_load),
+    KT_T(test_a_refused_launch_names_the_opencl_error),
     KT_T(test_a_platform_name_that_matches_none_is_a_clear_error),
 };
 

@@ -7,7 +7,10 @@
 # configuration), then each run's statuses, best time and the devices'
 # fingerprints as the database stores them.
 #
-#   make bundle                       (here; carry build/bundle)
+#   make bundle                       (here; copy build/bundle to the main
+#                                      checkout's build/NAME/ and give the run
+#                                      tool carry: ["build/NAME"]: build/ is
+#                                      ignored, so it travels only that way)
 #   bench/gpu/opencl.sh OUT [KTUNE]   (there; KTUNE default build/bundle/ktune)
 # Environment: BUDGET (CoulombSum2d's configurations, default 40), TIME
 # (seconds per run, default 40).
@@ -22,7 +25,7 @@ export POCL_CACHE_DIR="$WORK/pocl"
 mkdir -p "$OUT"
 DB="$OUT/opencl.db"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-echo "ktune $($KT --version 2>/dev/null | head -n 1), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$($KT --version 2>/dev/null | head -n 1), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== ktune devices"
 "$KT" devices
 fails=0
