@@ -316,8 +316,33 @@ static void test_the_device_list_names_the_opencl_platforms_devices(void)
     CHECK(ktune_devices(NULL, 1, &n, &d) == KT_EINVAL);
 }
 
+/* Loading the ICD loader leaves OCL_ICD_FILENAMES as the user set it, so
+ * the worker started afterwards sees every vendor it names.  CUDA's ICD
+ * loader (machine B) cut it to its first entry
+ * (bench/gpu/logs/opencl-env-2026-11-25.txt); Debian's ocl-icd here does
+ * not, so this guards the invariant rather than reproducing that loader. */
+static void test_loading_the_icd_loader_keeps_ocl_icd_filenames(void)
+{
+    need_opencl();
+    const char *old = getenv("OCL_ICD_FILENAMES");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("OCL_ICD_FILENAMES", "libpocl.so.2:libktune-absent-vendor.so", 1);
+    kt_cl_api cl;
+    kt_diag d = {{0}};
+    CHECK(kt_cl_api_load(&cl, &d) == KT_OK);
+    kt_cl_api_unload(&cl);
+    const char *now = getenv("OCL_ICD_FILENAMES");
+    CHECK(now && strcmp(now, "libpocl.so.2:libktune-absent-vendor.so") == 0);
+    if (saved)
+        setenv("OCL_ICD_FILENAMES", saved, 1);
+    else
+        unsetenv("OCL_ICD_FILENAMES");
+    free(saved);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_the_device_list_names_the_opencl_platforms_devices),
+    KT_T(test_loading_the_icd_loader_keeps_ocl_icd_filenames),
     KT_T(test_ktt_opencl_spec_reads_as_ktt_runs_it),
     KT_T(test_a_configuration_builds_and_its_binary_is_cached),
     KT_T(test_a_broken_kernel_is_a_compile_error_with_the_logs_line),

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct symbol {
@@ -15,15 +16,24 @@ typedef struct symbol {
 #define KT_CL_SYMBOL(name) {#name, offsetof(kt_cl_api, name)},
 static const symbol SYMBOLS[] = {KT_CL_FUNCTIONS(KT_CL_SYMBOL)};
 
-int kt_cl_api_load(kt_cl_api *api, kt_diag *diag)
+/* The Khronos ICD loader that CUDA ships (found before Debian's ocl-icd
+ * where both are installed, as on the H100 machine) splits
+ * OCL_ICD_FILENAMES with strtok on getenv's own string when it first lists
+ * platforms, cutting the process's variable to its first library: the
+ * measurement worker, started later with this environment, then found PoCL
+ * and no NVIDIA platform.  So the loader lists its platforms here, once,
+ * and the variable gets back the value it had (saved, the caller's copy). */
+static void list_keeping_env(const kt_cl_api *api, const char *saved)
 {
-    static const char *const NAMES[] = {"libOpenCL.so.1", "libOpenCL.so"};
-    memset(api, 0, sizeof *api);
-    for (size_t i = 0; i < KT_ARRAY_LEN(NAMES) && !api->lib; i++)
-        api->lib = dlopen(NAMES[i], RTLD_NOW | RTLD_LOCAL);
-    if (!api->lib)
-        return kt_fail(diag, KT_EBACKEND, "the OpenCL ICD loader (libOpenCL.so.1) is not "
-                       "available (%s)", dlerror());
+    cl_uint n = 0;
+    api->clGetPlatformIDs(0, NULL, &n);
+    const char *now = getenv("OCL_ICD_FILENAMES");
+    if (saved && (!now || strcmp(now, saved) != 0))
+        setenv("OCL_ICD_FILENAMES", saved, 1);
+}
+
+static int load_symbols(kt_cl_api *api, kt_diag *diag)
+{
     for (size_t i = 0; i < KT_ARRAY_LEN(SYMBOLS); i++) {
         void *fn = dlsym(api->lib, SYMBOLS[i].name);
         if (!fn) {
@@ -34,6 +44,25 @@ int kt_cl_api_load(kt_cl_api *api, kt_diag *diag)
         memcpy((char *)api + SYMBOLS[i].offset, &fn, sizeof fn);
     }
     return KT_OK;
+}
+
+int kt_cl_api_load(kt_cl_api *api, kt_diag *diag)
+{
+    static const char *const NAMES[] = {"libOpenCL.so.1", "libOpenCL.so"};
+    memset(api, 0, sizeof *api);
+    const char *env = getenv("OCL_ICD_FILENAMES");
+    char *saved = env ? kt_strdup(env) : NULL;
+    if (env && !saved)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < KT_ARRAY_LEN(NAMES) && !api->lib; i++)
+        api->lib = dlopen(NAMES[i], RTLD_NOW | RTLD_LOCAL);
+    int rc = api->lib ? load_symbols(api, diag)
+                      : kt_fail(diag, KT_EBACKEND, "the OpenCL ICD loader (libOpenCL.so.1) "
+                                "is not available (%s)", dlerror());
+    if (rc == KT_OK)
+        list_keeping_env(api, saved);
+    free(saved);
+    return rc;
 }
 
 void kt_cl_api_unload(kt_cl_api *api)
