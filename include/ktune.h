@@ -1248,9 +1248,12 @@ KTUNE_API const char *ktune_transfer_kernel(const ktune_transfer *t);
  * range). */
 KTUNE_API size_t ktune_transfer_ndevices(const ktune_transfer *t);
 KTUNE_API const char *ktune_transfer_device(const ktune_transfer *t, size_t i);
-/* The configurations any source recorded, best score first (ties by key):
- * how many, and the i-th's key (owned by t) and score, 0 to 1.  Returns 0,
- * KTUNE_EINVAL out of range. */
+/* The configurations any source recorded, in the order a run measures
+ * them: the best score first, then each next one the one that raises most
+ * the mean over the sources of the best fraction so far (a portfolio that
+ * covers the sources' different optima; ties by score, then key), so the
+ * scores need not descend: how many, and the i-th's key (owned by t) and
+ * score, 0 to 1.  Returns 0, KTUNE_EINVAL out of range. */
 KTUNE_API size_t ktune_transfer_count(const ktune_transfer *t);
 KTUNE_API int ktune_transfer_config(const ktune_transfer *t, size_t i,
                                     const char **config, double *score);
