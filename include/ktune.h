@@ -763,6 +763,9 @@ typedef struct ktune_import_opts {
     const char *spec_dir;    /* miopen: a folder of SOLVER.json space-only
                                 specs the rows are checked against (NULL:
                                 the parameter names ktune knows) */
+    ktune_warn_fn warn;      /* miopen: each warning of those specs, as
+                                ktune_spec_load gives them; NULL: none */
+    void *warn_user;         /* given to warn */
 } ktune_import_opts;
 
 /* Fill *o with the defaults above (all NULL).  Thread-safe. */
@@ -969,8 +972,9 @@ typedef struct ktune_predictions ktune_predictions;
  * counts as unknown) into *out (ktune_predictions_free).  With spec_path
  * (the kernel's spec; its tuning parameters must be the model's outputs)
  * the search keeps only prefixes that can still be completed validly, so
- * every one is a valid configuration; NULL: unconstrained.  Fewer than k,
- * even none, may be found.  Returns 0; KTUNE_EINVAL for NULL arguments, k
+ * every one is a valid configuration; NULL: unconstrained.  The spec's
+ * warnings are not reported here (ktune_spec_load or ktune_spec_validate
+ * give them).  Fewer than k, even none, may be found.  Returns 0; KTUNE_EINVAL for NULL arguments, k
  * out of range or a problem field the model does not have (diag names the
  * fields), KTUNE_EIO, KTUNE_ESPEC for the spec, KTUNE_ENOMEM.  Thread-safe
  * on a shared model. */
@@ -1001,6 +1005,9 @@ typedef struct ktune_eval_opts {
     const char *spec_path;   /* the kernel's spec: the constrained search
                                 needs it, and the valid share comes from it
                                 (NULL) */
+    ktune_warn_fn warn;      /* each warning of loading spec_path, as
+                                ktune_spec_load gives them; NULL: none */
+    void *warn_user;         /* given to warn */
 } ktune_eval_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */
@@ -1580,6 +1587,11 @@ typedef struct ktune_selector_opts {
     size_t beam_width;      /* the model's beam search width (4) */
     const char *cache_dir;  /* device == NULL: the backend's cache, as
                                `ktune tune --cache` (".ktune-cache") */
+    ktune_warn_fn warn;     /* each warning of the spec a kernel path names,
+                               as ktune_spec_load gives them (a spec given to
+                               ktune_selector_open_spec warned at its load);
+                               NULL: none */
+    void *warn_user;        /* given to warn */
 } ktune_selector_opts;
 
 KTUNE_API void ktune_selector_opts_init(ktune_selector_opts *opts);

@@ -1022,7 +1022,8 @@ _MAX_WIDTHS = 16
 
 class _EvalOpts(_c.Structure):
     _fields_ = [("size", _sz), ("widths", _sz * _MAX_WIDTHS), ("nwidths", _sz),
-                ("limit", _sz), ("unconstrained", _bool), ("spec_path", _p)]
+                ("limit", _sz), ("unconstrained", _bool), ("spec_path", _p),
+                ("warn", _WARN), ("warn_user", _vp)]
 
 
 class _EvalReport(_c.Structure):
@@ -1116,20 +1117,23 @@ class Model(_Handle):
         finally:
             _pred_free(h)
 
-    def evaluate(self, widths=None, limit=None, unconstrained=False, spec=None):
+    def evaluate(self, widths=None, limit=None, unconstrained=False, spec=None,
+                 warn=None):
         """Score the held-out problems (`ktune evaluate`): samples, kmax,
         avg_accuracy, perfect {width: %}, valid (NaN without spec),
         ms_per_query.  spec: the kernel's spec path, which the constrained
-        search needs (else unconstrained=True)."""
+        search needs (else unconstrained=True); warn gets its warnings."""
         o = _opts(_EvalOpts, _eval_opts_init)
         if widths is not None:
             o.nwidths = len(widths)
             o.widths[:len(widths)] = list(widths)
         keep = []
         _set(o, dict(limit=limit, unconstrained=unconstrained, spec_path=spec), keep)
+        o.warn = cb = _warner(warn)
         r = _EvalReport()
         d = _Diag()
         _check(_model_evaluate(self.h, _c.byref(o), _c.byref(r), d), d)
+        del cb
         out = _struct_dict(r, skip=("perfect",))
         out["perfect"] = {o.widths[w]: r.perfect[w] for w in range(o.nwidths)}
         return SimpleNamespace(**out)
@@ -1453,7 +1457,8 @@ def transfer_benchmark(paths, budgets=None, seeds=None, top=None, cache_dir=None
 
 class _SelectorOpts(_c.Structure):
     _fields_ = [("size", _sz), ("refresh_ms", _c.c_uint), ("max_distance", _dbl),
-                ("cache_size", _sz), ("beam_width", _sz), ("cache_dir", _p)]
+                ("cache_size", _sz), ("beam_width", _sz), ("cache_dir", _p),
+                ("warn", _WARN), ("warn_user", _vp)]
 
 
 class _Choice(_c.Structure):
@@ -1502,14 +1507,16 @@ class Selector(_Handle):
     from a database (None: none) and a model (a path, or None).  kernel: a
     loaded Spec (kept alive with the selector), a spec path or a stored
     kernel name.  opts: the fields of ktune_selector_opts (refresh_ms,
-    max_distance, cache_size, beam_width, cache_dir).  select() and
-    select_values() may be called from several threads."""
+    max_distance, cache_size, beam_width, cache_dir); warn gets the
+    warnings of the spec a path names.  select() and select_values() may
+    be called from several threads."""
 
-    def __init__(self, db, kernel, device=None, model=None, **opts):
+    def __init__(self, db, kernel, device=None, model=None, warn=None, **opts):
         self._h = None
         o = _opts(_SelectorOpts, _sel_opts_init)
         keep = []
         _set(o, opts, keep)
+        o.warn = cb = _warner(warn)
         h = _vp()
         d = _Diag()
         path = lambda x: None if x is None else _s(os.fspath(x))
@@ -1522,6 +1529,7 @@ class Selector(_Handle):
             _check(_need(_sel_open, "ktune_selector_open")(
                 path(db), path(kernel), _s(device), path(model), _c.byref(o),
                 _c.byref(h), d), d)
+        del cb  # warnings come at open only
         self._h = h.value
 
     @staticmethod

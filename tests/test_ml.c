@@ -428,7 +428,7 @@ static void test_constrained_prediction_is_valid(void)
     kt_model_info info;
     kt_model_describe(m, &info);
     kt_constraint *c;
-    CHECK(kt_constraint_new(spec, &info, &c, &d) == KT_OK);
+    CHECK(kt_constraint_new(spec, NULL, NULL, &info, &c, &d) == KT_OK);
     uint16_t out[4];
     size_t found;
     /* N=15: the neighbours say A=1, the space says A=2 */

@@ -101,7 +101,8 @@ void ktune_import_opts_init(ktune_import_opts *o) { *o = (ktune_import_opts){.si
 static int import_miopen(ktune_db *db, const char *path, const ktune_import_opts *o,
                          ktune_import_stats *st, kt_diag *diag)
 {
-    kt_miopen_options mo = {.device = o->device, .spec_dir = o->spec_dir};
+    kt_miopen_options mo = {.device = o->device, .spec_dir = o->spec_dir, .warn = o->warn,
+                            .warn_user = o->warn_user};
     kt_import_stats s;
     int rc = kt_miopen_import_opts(path, db, &mo, &s, diag);
     if (rc != KT_OK)

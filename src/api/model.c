@@ -215,7 +215,7 @@ int ktune_model_predict(const ktune_model *m, const char *problem, size_t k,
     if (rc == KT_OK && !(beams && lp && p))
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK && spec_path)
-        rc = kt_constraint_new(spec_path, &info, &c, diag);
+        rc = kt_constraint_new(spec_path, NULL, NULL, &info, &c, diag); /* ktune.h */
     if (rc == KT_OK)
         rc = kt_predict(m, c, problem, k, beams, lp, &found, diag);
     if (rc == KT_OK)

@@ -326,7 +326,9 @@ static int model_prepare(ktune_selector *s, const char *path, kt_diag *diag)
         (s->spec && !(mp->cfg = calloc(s->spec->nparams + 1, sizeof *mp->cfg))) ||
         model_map_fields(s, mp) != KT_OK)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
-    if (s->spec && (rc = kt_constraint_new(s->spec->path, &mp->info, &mp->cons, diag)))
+    /* the selector's spec again: its warnings came when it was loaded */
+    if (s->spec &&
+        (rc = kt_constraint_new(s->spec->path, NULL, NULL, &mp->info, &mp->cons, diag)))
         kt_diag_prefix(diag, path);
     return rc;
 }
@@ -699,7 +701,7 @@ static int open_spec(ktune_selector *s, const char *kernel, const kt_spec *spec,
 {
     int rc = KT_OK;
     if (!spec && is_spec_path(kernel)) {
-        rc = kt_spec_load(kernel, NULL, NULL, &s->own_spec, diag);
+        rc = kt_spec_load(kernel, s->opts.warn, s->opts.warn_user, &s->own_spec, diag);
         spec = s->own_spec;
     }
     if (rc == KT_OK && spec)

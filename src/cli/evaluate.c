@@ -122,6 +122,7 @@ int cli_evaluate(int argc, char **argv)
 {
     eval_args a = {0};
     ktune_eval_opts_init(&a.eval);
+    a.eval.warn = cli_warn;
     int rc = parse(argc, argv, &a);
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;

@@ -179,6 +179,7 @@ int cli_import(int argc, char **argv)
     ktune_import_opts_init(&o);
     char specs[4096];
     o.spec_dir = default_specs(specs, sizeof specs);
+    o.warn = cli_warn;
     bool miopen_only = false; /* an option only 'miopen' takes was given */
     bool t4_only = false;     /* one only 't4' takes */
     bool json = false;

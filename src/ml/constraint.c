@@ -43,15 +43,15 @@ static int map_tokens(kt_constraint *c, const kt_model_info *info, kt_diag *diag
     return KT_OK;
 }
 
-int kt_constraint_new(const char *spec_path, const kt_model_info *info,
-                      kt_constraint **out, kt_diag *diag)
+int kt_constraint_new(const char *spec_path, kt_warn_fn warn, void *warn_user,
+                      const kt_model_info *info, kt_constraint **out, kt_diag *diag)
 {
     *out = NULL;
     kt_constraint *c = calloc(1, sizeof *c);
     if (!c)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     c->nout = info->nout;
-    int rc = kt_spec_load(spec_path, NULL, NULL, &c->spec, diag);
+    int rc = kt_spec_load(spec_path, warn, warn_user, &c->spec, diag);
     if (rc == KT_OK && c->spec->nparams != info->nout)
         rc = kt_fail(diag, KT_ESPEC, "%s has %zu tuning parameters, the model %zu",
                      spec_path, c->spec->nparams, info->nout);

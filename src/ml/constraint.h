@@ -15,9 +15,10 @@
 typedef struct kt_constraint kt_constraint;
 
 /* The spec's tuning parameters must be exactly the model's outputs, in the
- * same order. */
-int kt_constraint_new(const char *spec_path, const kt_model_info *info,
-                      kt_constraint **out, kt_diag *diag);
+ * same order.  warn (NULL: none) gets the spec's warnings: a caller that
+ * loaded the same spec before and gave them then passes NULL. */
+int kt_constraint_new(const char *spec_path, kt_warn_fn warn, void *warn_user,
+                      const kt_model_info *info, kt_constraint **out, kt_diag *diag);
 void kt_constraint_free(kt_constraint *c);
 
 /* Bind to one problem: a key with the spec's problem names ("M=256,..."),

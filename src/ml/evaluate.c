@@ -84,7 +84,7 @@ int kt_model_evaluate(const kt_model *m, const kt_eval_opts *o, kt_eval_report *
     uint16_t *beams = NULL;
     tally t = {0};
     if (rc == KT_OK && o->spec_path)
-        rc = kt_constraint_new(o->spec_path, &info, &c, diag);
+        rc = kt_constraint_new(o->spec_path, o->warn, o->warn_user, &info, &c, diag);
     if (rc == KT_OK && !(beams = malloc(kmax * (info.nout + 1) * sizeof *beams)))
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     size_t n = o->limit && o->limit < info.ntest ? o->limit : info.ntest;

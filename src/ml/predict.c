@@ -41,7 +41,8 @@ int kt_predict_configs(const kt_model *m, const char *spec_path,
     kt_model_describe(m, &info);
     kt_constraint *c = NULL;
     uint16_t *tokens = malloc(width * (info.nout + 1) * sizeof *tokens);
-    int rc = tokens ? kt_constraint_new(spec_path, &info, &c, diag)
+    /* the caller's spec, whose warnings its load gave */
+    int rc = tokens ? kt_constraint_new(spec_path, NULL, NULL, &info, &c, diag)
                     : kt_fail(diag, KT_ENOMEM, "out of memory");
     size_t n = 0;
     if (rc == KT_OK)

@@ -202,17 +202,18 @@ static bool plain_name(const char *s)
     return *s != '\0';
 }
 
-/* The solver's spec in dir, or *spec NULL when it has none. */
-static int load_spec(const char *dir, const char *solver, kt_spec **spec,
+/* The solver's spec in o->spec_dir, or *spec NULL when it has none. */
+static int load_spec(const kt_miopen_options *o, const char *solver, kt_spec **spec,
                      kt_diag *diag)
 {
     *spec = NULL;
-    if (!dir || !plain_name(solver))
+    if (!o->spec_dir || !plain_name(solver))
         return KT_OK;
-    char *path = kt_asprintf("%s/%s.json", dir, solver);
+    char *path = kt_asprintf("%s/%s.json", o->spec_dir, solver);
     int rc = !path ? kt_fail(diag, KT_ENOMEM, "out of memory")
-             : access(path, F_OK) != 0 ? KT_OK
-                                       : kt_spec_load(path, NULL, NULL, spec, diag);
+             : access(path, F_OK) != 0
+                 ? KT_OK
+                 : kt_spec_load(path, o->warn, o->warn_user, spec, diag);
     free(path);
     return rc;
 }
@@ -234,11 +235,11 @@ static size_t common_count(sqlite3 *src, const char *solver)
 
 /* The rules of solver: its spec's names, else the built-in ones, else
  * none and the most common number of values. */
-static int rules_load(solver_rules *r, sqlite3 *src, const char *spec_dir,
+static int rules_load(solver_rules *r, sqlite3 *src, const kt_miopen_options *o,
                       const char *solver, kt_diag *diag)
 {
     rules_clear(r);
-    int rc = load_spec(spec_dir, solver, &r->spec, diag);
+    int rc = load_spec(o, solver, &r->spec, diag);
     size_t n;
     const char *const *builtin = kt_miopen_param_names(solver, &n);
     n = r->spec ? r->spec->nparams : n;
@@ -332,7 +333,7 @@ static int check_row(const solver_rules *r, const char *params, const char *prob
 typedef struct importer {
     kt_db *db;
     sqlite3 *src;          /* the perf db */
-    const char *spec_dir;  /* kt_miopen_options.spec_dir */
+    const kt_miopen_options *opts; /* spec_dir and where its warnings go */
     int64_t device;
     int64_t kernel;        /* the solver's kernel id, -1 until a row is stored */
     char solver[128];      /* the solver kernel and rules are of */
@@ -398,7 +399,7 @@ static int import_row(importer *im, sqlite3_stmt *st)
     }
     int rc = KT_OK;
     if (strcmp(solver, im->solver) != 0) {
-        rc = rules_load(&im->rules, im->src, im->spec_dir, solver, im->diag);
+        rc = rules_load(&im->rules, im->src, im->opts, solver, im->diag);
         kt_strlcpy(im->solver, sizeof im->solver, solver);
         im->kernel = -1;
     }
@@ -476,7 +477,7 @@ int kt_miopen_import_opts(const char *path, kt_db *db, const kt_miopen_options *
         kt_strlcpy(stats->device, sizeof stats->device, opts->device);
     else
         device_from_path(path, stats->device, sizeof stats->device);
-    importer im = {.db = db, .spec_dir = opts->spec_dir, .stats = stats, .diag = diag};
+    importer im = {.db = db, .opts = opts, .stats = stats, .diag = diag};
     int rc = open_perfdb(path, opts->max_bytes, &im.src, diag);
     kt_device_info dev = {0};
     kt_strlcpy(dev.name, sizeof dev.name, stats->device);

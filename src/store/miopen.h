@@ -33,6 +33,8 @@ typedef struct kt_miopen_options {
                                kernels/miopen/) rows are checked against;
                                NULL: the built-in parameter names only */
     uint64_t max_bytes;     /* decompressed bytes allowed; 0: the rule above */
+    ktune_warn_fn warn;     /* each warning of spec_dir's specs; NULL: none */
+    void *warn_user;        /* given to warn */
 } kt_miopen_options;
 
 typedef struct kt_import_stats {

@@ -244,7 +244,9 @@ assert (info.method, info.kernel, info.outputs) == ("knn", "online", ["WORK", "M
 assert info.inputs == ["N"] and info.ntest >= 1 and model.candidates == [], info
 model.save("k.ktm")
 assert ktune.Model("k.ktm").predict("N=3000") == model.predict("N=3000")
-ev = model.evaluate(widths=[1, 3], spec=spec_path)
+ev_warned = []
+ev = model.evaluate(widths=[1, 3], spec="sub/warned.json", warn=ev_warned.append)
+assert len(ev_warned) == 1 and "'General.Note'" in ev_warned[0], ev_warned
 assert ev.samples == info.ntest and set(ev.perfect) == {1, 3} and ev.valid == 100, ev
 raises("EINVAL", model.evaluate, widths=[0])
 
@@ -277,6 +279,31 @@ with ktune.Selector("t.db", spec) as sel:
     assert c.source == "database" and c.config == sel.select("N=3000").config, c
     assert len(sel) >= 4 and sel.refresh() is False
     raises("EINVAL", sel.problem, "M=1")
+# The warnings of specs the library loads itself: a selector's spec path,
+# an import's folder of solver specs.
+warned = []
+with ktune.Selector("t.db", "sub/warned.json", warn=warned.append) as sel:
+    assert sel.select("N=3000").config, sel
+assert len(warned) == 1 and "'General.Note'" in warned[0], warned
+import sqlite3
+os.mkdir("specs")
+with open("specs/ToySolver.json", "w") as f:
+    f.write('{"ConfigurationSpace": {"TuningParameters": [{"Name": "p0", "Type": "int", '
+            '"Values": "[1, 2]"}], "Conditions": [], "ProblemParameters": [{"Name": '
+            '"in_channels", "Default": 1}]}, "KernelSpecification": {"Language": "None", '
+            '"KernelName": "ToySolver"}, "Note": 1}')
+perf = sqlite3.connect("gfx000_1.db")
+perf.executescript("CREATE TABLE config (id INTEGER PRIMARY KEY, in_channels INT);"
+                   "CREATE TABLE perf_db (id INTEGER PRIMARY KEY, solver TEXT, config INT,"
+                   " params TEXT); INSERT INTO config VALUES (1, 8), (2, 16);"
+                   "INSERT INTO perf_db VALUES (1, 'ToySolver', 1, '1'),"
+                   " (2, 'ToySolver', 2, '2');")
+perf.commit()
+perf.close()
+with ktune.Database("copy.db") as db:
+    st = db.import_("miopen", "gfx000_1.db", spec_dir="specs", warn=warned.append)
+assert st["rows"] == 2 and st["named"] == 2 and st["device"] == "gfx000_1", st
+assert len(warned) == 2 and "ToySolver.json: warning: unknown key 'Note'" in warned[1], warned
 n = 5000
 x = (ctypes.c_float * n)(*range(n))
 y = (ctypes.c_float * n)()
