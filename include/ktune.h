@@ -17,7 +17,11 @@
  *   - strings the library returns belong to the handle they came from and
  *     live until it is freed, unless documented as caller-freed (ktune_free);
  *   - there is no global mutable state: a handle is used by one thread at a
- *     time unless its documentation says otherwise.
+ *     time unless its documentation says otherwise;
+ *   - a NULL pointer where a handle, options or an output is expected never
+ *     crashes: a fallible function returns KTUNE_EINVAL (diag says which
+ *     argument), an accessor NULL or 0, an _init function nothing
+ *     (tests/pkg/null_args.sh calls every function so).
  */
 #ifndef KTUNE_H
 #define KTUNE_H
@@ -401,8 +405,8 @@ typedef struct ktune_strategy_info {
                              evaluates the model's predictions only) */
 } ktune_strategy_info;
 
-/* The i-th strategy ktune_tune accepts (i = 0, 1, ...) into *out; 0, or
- * KTUNE_ENOTFOUND past the last.  Thread-safe. */
+/* The i-th strategy ktune_tune accepts (i = 0, 1, ...) into *out (NULL: a
+ * check); 0, or KTUNE_ENOTFOUND past the last.  Thread-safe. */
 KTUNE_API int ktune_strategy_at(size_t i, ktune_strategy_info *out);
 /* The strategy called name into *out (out may be NULL: a check); 0, or
  * KTUNE_ENOTFOUND with "unknown strategy 'NAME'" in diag.  Thread-safe. */
@@ -848,8 +852,8 @@ typedef struct ktune_method_info {
                                 tested on other shapes: holdout must be 0 */
 } ktune_method_info;
 
-/* The i-th method (i = 0, 1, ...) into *out; 0, or KTUNE_ENOTFOUND past the
- * last.  Thread-safe. */
+/* The i-th method (i = 0, 1, ...) into *out (NULL: a check); 0, or
+ * KTUNE_ENOTFOUND past the last.  Thread-safe. */
 KTUNE_API int ktune_method_at(size_t i, ktune_method_info *out);
 
 /* Progress of iterative methods, once per epoch. */

@@ -1204,14 +1204,15 @@ def targets():
 
 
 def _array(f, t, *args):
-    """The entries f(*args, out, cap) writes, growing cap until they fit."""
+    """Every entry f(*args, out, cap) writes (it gives at most cap): cap
+    grows until some room is left."""
     cap = 64
     while True:
         arr = (t * cap)()
         n = f(*args, arr, cap)
-        if n <= cap:
+        if n < cap:
             return arr[:n]
-        cap = n
+        cap *= 4
 
 
 class Analysis:

@@ -26,6 +26,8 @@ int ktune_target_parse(const char *name, ktune_target *out)
 
 void ktune_analyze_opts_init(ktune_analyze_opts *o)
 {
+    if (!o)
+        return;
     *o = (ktune_analyze_opts){.size = sizeof *o, .folds = 5, .rounds = 300, .depth = 6,
                               .shap_rows = 1000, .interaction_rows = 200, .top = 3,
                               .seed = 1, .threads = 1};
@@ -66,6 +68,11 @@ void ktune_analysis_free(ktune_analysis *a) { kt_analysis_free(a); }
 
 void ktune_analysis_describe(const ktune_analysis *a, ktune_analysis_info *out)
 {
+    if (!a || !out) {
+        if (out)
+            *out = (ktune_analysis_info){0};
+        return;
+    }
     unsigned mask = 0;
     for (int t = 0; t < KTUNE_TARGET_COUNT; t++)
         mask |= a->t[t].done ? 1u << t : 0;
@@ -76,17 +83,19 @@ void ktune_analysis_describe(const ktune_analysis *a, ktune_analysis_info *out)
 
 const char *ktune_analysis_feature(const ktune_analysis *a, size_t i)
 {
-    return i < a->nf ? a->f[i].name : NULL;
+    return a && i < a->nf ? a->f[i].name : NULL;
 }
 
 /* Target t's results, or NULL when it was not modelled. */
 static const kt_atarget *target(const ktune_analysis *a, ktune_target t)
 {
-    return (unsigned)t < KTUNE_TARGET_COUNT && a->t[t].done ? &a->t[t] : NULL;
+    return a && (unsigned)t < KTUNE_TARGET_COUNT && a->t[t].done ? &a->t[t] : NULL;
 }
 
 int ktune_analysis_fit(const ktune_analysis *a, ktune_target t, ktune_fit *out)
 {
+    if (!a || !out)
+        return KT_EINVAL;
     const kt_atarget *r = target(a, t);
     if (!r)
         return KT_ENOTFOUND;
@@ -97,7 +106,7 @@ int ktune_analysis_fit(const ktune_analysis *a, ktune_target t, ktune_fit *out)
 /* Copy up to cap of n items of size sz from src to out; the number copied. */
 static size_t copy_out(void *out, size_t cap, const void *src, size_t n, size_t sz)
 {
-    size_t k = n < cap ? n : cap;
+    size_t k = !out ? 0 : n < cap ? n : cap;
     if (k)
         memcpy(out, src, k * sz);
     return k;
@@ -131,6 +140,6 @@ size_t ktune_analysis_ablation(const ktune_analysis *a, ktune_ablation *out, siz
                                bool *agrees)
 {
     if (agrees)
-        *agrees = a->nabl > 0 && a->agrees;
-    return copy_out(out, cap, a->abl, a->nabl, sizeof *out);
+        *agrees = a && a->nabl > 0 && a->agrees;
+    return !a ? 0 : copy_out(out, cap, a->abl, a->nabl, sizeof *out);
 }

@@ -17,6 +17,8 @@ struct ktune_bench {
 
 void ktune_bench_opts_init(ktune_bench_opts *o)
 {
+    if (!o)
+        return;
     static const double BUDGETS[] = {25, 50, 100, 200, 400};
     *o = (ktune_bench_opts){.size = sizeof *o, .budgets = BUDGETS,
                             .nbudgets = KT_ARRAY_LEN(BUDGETS), .seeds = 20};

@@ -26,7 +26,11 @@ int ktune_db_open(const char *path, unsigned flags, ktune_db **out, ktune_diag *
 
 void ktune_db_close(ktune_db *db) { kt_db_close(db); }
 
-void ktune_query_init(ktune_query *q) { *q = (ktune_query){.size = sizeof *q}; }
+void ktune_query_init(ktune_query *q)
+{
+    if (q)
+        *q = (ktune_query){.size = sizeof *q};
+}
 
 /* What ktune_db_query and ktune_db_export check alike: *rows zeroed, db
  * and the other argument (what; given: it is not NULL) given, and q filled by this library's
@@ -96,7 +100,11 @@ int ktune_import_format_parse(const char *name, ktune_import_format *out)
     return KT_ENOTFOUND;
 }
 
-void ktune_import_opts_init(ktune_import_opts *o) { *o = (ktune_import_opts){.size = sizeof *o}; }
+void ktune_import_opts_init(ktune_import_opts *o)
+{
+    if (o)
+        *o = (ktune_import_opts){.size = sizeof *o};
+}
 
 static int import_miopen(ktune_db *db, const char *path, const ktune_import_opts *o,
                          ktune_import_stats *st, kt_diag *diag)

@@ -36,6 +36,8 @@ int ktune_method_at(size_t i, ktune_method_info *out)
 
 void ktune_train_opts_init(ktune_train_opts *o)
 {
+    if (!o)
+        return;
     *o = (ktune_train_opts){.size = sizeof *o, .method = NULL, .holdout = 0.2, .seed = 1,
                             .k = 5};
 }
@@ -235,6 +237,8 @@ int ktune_model_predict(const ktune_model *m, const char *problem, size_t k,
 
 void ktune_eval_opts_init(ktune_eval_opts *o)
 {
+    if (!o)
+        return;
     *o = (ktune_eval_opts){.size = sizeof *o, .widths = {1, 10, 30, 50, 100}, .nwidths = 5};
 }
 

@@ -15,6 +15,8 @@ struct ktune_online {
 
 void ktune_online_opts_init(ktune_online_opts *o)
 {
+    if (!o)
+        return;
     kt_online_opts d = kt_online_defaults();
     *o = (ktune_online_opts){.size = sizeof *o, .cache_dir = ".ktune-cache",
                              .explore_share = d.explore_share,

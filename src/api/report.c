@@ -23,6 +23,8 @@ typedef struct rp_rows {
 
 void ktune_report_opts_init(ktune_report_opts *o)
 {
+    if (!o)
+        return;
     *o = (ktune_report_opts){.size = sizeof *o};
 }
 

@@ -112,6 +112,8 @@ const char *ktune_source_name(ktune_source s)
 
 void ktune_selector_opts_init(ktune_selector_opts *o)
 {
+    if (!o)
+        return;
     *o = (ktune_selector_opts){.size = sizeof *o, .refresh_ms = 100, .max_distance = 1.0,
                                .cache_size = 4096, .beam_width = 4,
                                .cache_dir = ".ktune-cache"};

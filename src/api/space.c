@@ -11,6 +11,8 @@ void ktune_free(void *p) { free(p); }
 
 void ktune_space_opts_init(ktune_space_opts *o)
 {
+    if (!o)
+        return;
     *o = (ktune_space_opts){.size = sizeof *o, .max_evals = KTUNE_SPACE_MAX_EVALS};
 }
 
@@ -45,6 +47,9 @@ static int space_fail(const kt_space *s, int rc, kt_diag *diag)
 int ktune_space_count(ktune_space *space, char **count, ktune_space_stats *stats,
                       ktune_diag *diag)
 {
+    if (!space || !count)
+        return kt_fail(diag, KT_EINVAL, "ktune_space_count: %s is NULL",
+                       !space ? "space" : "count");
     *count = NULL;
     return space_fail(space, kt_space_count_text(space, count, stats), diag);
 }
@@ -70,6 +75,9 @@ static int list_one(void *user, const uint16_t *cfg)
 int ktune_space_list(ktune_space *space, ktune_config_fn fn, void *user,
                      ktune_space_stats *stats, ktune_diag *diag)
 {
+    if (!space || !fn)
+        return kt_fail(diag, KT_EINVAL, "ktune_space_list: %s is NULL",
+                       !space ? "space" : "fn");
     lister l = {.spec = kt_space_spec(space), .fn = fn, .user = user};
     int rc = kt_space_enumerate(space, list_one, &l, stats);
     if (rc == KT_OK && l.oom)
@@ -80,6 +88,9 @@ int ktune_space_list(ktune_space *space, ktune_config_fn fn, void *user,
 int ktune_space_sample(ktune_space *space, uint64_t n, uint64_t seed, ktune_config_fn fn,
                        void *user, ktune_diag *diag)
 {
+    if (!space || !fn)
+        return kt_fail(diag, KT_EINVAL, "ktune_space_sample: %s is NULL",
+                       !space ? "space" : "fn");
     kt_rng rng;
     kt_rng_seed(&rng, seed);
     int rc = kt_space_build_sample(space, n, &rng, diag);
@@ -92,6 +103,11 @@ int ktune_space_sample(ktune_space *space, uint64_t n, uint64_t seed, ktune_conf
 
 void ktune_space_cartesian(const ktune_space *space, char *buf, size_t size)
 {
+    if (!space || !buf) {
+        if (buf && size)
+            *buf = '\0';
+        return;
+    }
     uint64_t n = kt_space_cartesian(space);
     double approx = 1;
     for (size_t i = 0; i < kt_space_nparams(space); i++)
@@ -102,4 +118,7 @@ void ktune_space_cartesian(const ktune_space *space, char *buf, size_t size)
         snprintf(buf, size, "%llu", (unsigned long long)n);
 }
 
-size_t ktune_space_ngroups(const ktune_space *space) { return kt_space_ngroups(space); }
+size_t ktune_space_ngroups(const ktune_space *space)
+{
+    return space ? kt_space_ngroups(space) : 0;
+}

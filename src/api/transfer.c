@@ -48,19 +48,25 @@ int ktune_transfer_open(const char *const *paths, size_t n, const char *cache_di
 }
 
 void ktune_transfer_free(ktune_transfer *t) { kt_transfer_free(t); }
-const char *ktune_transfer_kernel(const ktune_transfer *t) { return kt_transfer_kernel(t); }
-size_t ktune_transfer_ndevices(const ktune_transfer *t) { return kt_transfer_ndevices(t); }
-size_t ktune_transfer_count(const ktune_transfer *t) { return kt_transfer_count(t); }
+const char *ktune_transfer_kernel(const ktune_transfer *t)
+{
+    return t ? kt_transfer_kernel(t) : NULL;
+}
+size_t ktune_transfer_ndevices(const ktune_transfer *t)
+{
+    return t ? kt_transfer_ndevices(t) : 0;
+}
+size_t ktune_transfer_count(const ktune_transfer *t) { return t ? kt_transfer_count(t) : 0; }
 
 const char *ktune_transfer_device(const ktune_transfer *t, size_t i)
 {
-    return i < kt_transfer_ndevices(t) ? kt_transfer_device(t, i) : NULL;
+    return i < ktune_transfer_ndevices(t) ? kt_transfer_device(t, i) : NULL;
 }
 
 int ktune_transfer_config(const ktune_transfer *t, size_t i, const char **config,
                           double *score)
 {
-    if (i >= kt_transfer_count(t))
+    if (i >= ktune_transfer_count(t))
         return KT_EINVAL;
     double s;
     const char *key = kt_transfer_at(t, i, &s);
@@ -75,6 +81,8 @@ int ktune_transfer_config(const ktune_transfer *t, size_t i, const char **config
 
 void ktune_transfer_bench_opts_init(ktune_transfer_bench_opts *o)
 {
+    if (!o)
+        return;
     static const double BUDGETS[] = {10, 20};
     *o = (ktune_transfer_bench_opts){.size = sizeof *o, .budgets = BUDGETS,
                                      .nbudgets = KT_ARRAY_LEN(BUDGETS), .seeds = 20,

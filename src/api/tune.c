@@ -30,11 +30,11 @@ int ktune_strategy_at(size_t i, ktune_strategy_info *out)
 {
     const kt_strategy *s = kt_strategy_at(i);
     const kt_model_strategy *m = s ? NULL : kt_model_strategy_at(i - kt_strategy_count());
-    if (s)
+    if (s && out)
         *out = (ktune_strategy_info){.name = s->name, .summary = s->summary,
                                      .exhaustive = s->exhaustive,
                                      .implies_map = s->implies_map, .searches = true};
-    else if (m)
+    else if (m && out)
         *out = (ktune_strategy_info){.name = m->name, .summary = m->summary,
                                      .needs_model = true, .searches = m->searches};
     return s || m ? KT_OK : KT_ENOTFOUND;
@@ -63,6 +63,8 @@ int ktune_objective_parse(const char *name, ktune_objective *out)
 
 void ktune_tune_opts_init(ktune_tune_opts *o)
 {
+    if (!o)
+        return;
     kt_tune_opts d = kt_tune_defaults();
     *o = (ktune_tune_opts){.size = sizeof *o, .seed = d.seed, .db_path = d.db_path,
                            .cache_dir = d.backend.cache_dir,
@@ -337,8 +339,10 @@ int ktune_run_best(const ktune_run *run, const char **config, ktune_result *resu
 
 int ktune_run_default(const ktune_run *run, const char **config, ktune_result *result)
 {
-    *config = run ? run->rep.default_config : NULL;
-    if (!run || run->rep.default_skipped || !run->rep.default_config)
+    if (!run || !config || !result)
+        return KT_EINVAL;
+    *config = run->rep.default_config;
+    if (run->rep.default_skipped || !run->rep.default_config)
         return KT_ENOTFOUND;
     *result = run->rep.default_result;
     return KT_OK;

@@ -16,6 +16,8 @@ const char *ktune_version(void) { return KTUNE_VERSION; }
 int ktune_dependency(size_t i, const char **name, char *version, size_t size)
 {
     static const char *const NAMES[] = {"SQLite", "json-c", "XGBoost", "OpenBLAS"};
+    if (!name || (!version && size))
+        return KTUNE_EINVAL;
     *name = i < sizeof NAMES / sizeof NAMES[0] ? NAMES[i] : NULL;
     if (!*name)
         return KTUNE_ENOTFOUND;

@@ -17,6 +17,8 @@ const char *kt_status_name(kt_status s)
 
 int kt_status_parse(const char *text, kt_status *out)
 {
+    if (!text || !out)
+        return KT_EINVAL;
     for (int i = 0; i < KT_STATUS_COUNT; i++)
         if (strcmp(NAMES[i], text) == 0) {
             *out = (kt_status)i;
