@@ -36,9 +36,8 @@ X=$DIR/kernels/xgemm
 # The ICD loader lists NVIDIA's OpenCL only where a vendors file or
 # OCL_ICD_FILENAMES names it: where `ktune devices` shows no such platform,
 # a vendors folder of our own adds the driver's library.  (On the GPU
-# machine on 2026-11-25 OCL_ICD_FILENAMES already named it and `ktune
-# devices` listed "NVIDIA CUDA", yet the measurement worker found PoCL
-# alone: bench/gpu/logs/xgemm-2026-11-25-2.txt.)
+# machine OCL_ICD_FILENAMES names it; CUDA's ICD loader used to cut that
+# variable for the worker: bench/gpu/logs/opencl-env-2026-11-25.txt.)
 find_platform() {
     "$KT" devices 2>&1 | grep '^opencl' | grep -q "$PLATFORM" && return 0
     icd=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ { print $NF; exit }')

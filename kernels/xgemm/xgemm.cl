@@ -178,11 +178,13 @@ KERNEL(MDIMC, NDIMC)
 Xgemm(const int M, const int N, const int K, const GLOBAL float *RESTRICT A,
       const GLOBAL float *RESTRICT B, GLOBAL float *RESTRICT C)
 {
+    /* float4 accesses need 16-byte alignment, which a float array's
+     * declaration alone does not promise in local memory */
 #if SA
-    LOCAL float alm[KWG * MWG];
+    LOCAL float alm[KWG * MWG] __attribute__((aligned(16)));
 #endif
 #if SB
-    LOCAL float blm[KWG * NWG];
+    LOCAL float blm[KWG * NWG] __attribute__((aligned(16)));
 #endif
 #if SA || SB
     const int tid = LID(1) * MDIMC + LID(0); /* the loaders' number */
