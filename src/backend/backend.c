@@ -1,5 +1,6 @@
 /* backend.c - the registry of compute backends, and what they share. */
 #include "backend/backend.h"
+#include "core/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -77,4 +78,14 @@ void kt_cache_sweep(const char *dir)
             unlink(path);
     }
     closedir(d);
+}
+
+int kt_backend_refuse_cuda_args(const kt_spec *spec, kt_diag *diag)
+{
+    for (size_t i = 0; i < spec->nargs; i++)
+        if (spec->args[i].symbol || spec->args[i].tmap)
+            return kt_fail(diag, KT_EBACKEND, "%s: argument '%s' is a %s, which only a "
+                           "CUDA kernel has", spec->path, spec->args[i].name,
+                           spec->args[i].tmap ? "TensorMap" : "__constant__ symbol");
+    return KT_OK;
 }

@@ -130,6 +130,11 @@ const kt_backend *kt_backend_for(kt_language lang);
  * half-written objects there).  Best effort: errors are ignored. */
 void kt_cache_sweep(const char *dir);
 
+/* KT_EBACKEND when the spec has an argument only a CUDA kernel can take
+ * (a __constant__ symbol, a TensorMap), naming it: for the backends of
+ * other languages to refuse at open. */
+int kt_backend_refuse_cuda_args(const kt_spec *spec, kt_diag *diag);
+
 /* Frees builds[i].artifact for i < n. */
 void kt_builds_clear(kt_build *builds, size_t n);
 

@@ -121,20 +121,10 @@ static char *absolute(const char *path)
     return realpath(path, buf) ? kt_strdup(buf) : NULL;
 }
 
-/* C has no __constant__ memory to copy a symbol argument to. */
-static int check_no_symbols(const kt_spec *spec, kt_diag *diag)
-{
-    for (size_t i = 0; i < spec->nargs; i++)
-        if (spec->args[i].symbol)
-            return kt_fail(diag, KT_EBACKEND, "%s: argument '%s' is a __constant__ symbol, "
-                           "which only a CUDA kernel has", spec->path, spec->args[i].name);
-    return KT_OK;
-}
-
 static int cpu_open(const kt_spec *spec, const kt_backend_opts *opts, void **out,
                     kt_diag *diag)
 {
-    int rc = check_no_symbols(spec, diag);
+    int rc = kt_backend_refuse_cuda_args(spec, diag);
     if (rc != KT_OK)
         return rc;
     cpu_ctx *c = calloc(1, sizeof *c);

@@ -2,16 +2,14 @@
  * pointers (cuda_api.h).  The symbol names are the ones cuda.h maps its
  * calls to (the _v2 entry points where the ABI changed). */
 #include "backend/cuda_api.h"
+#include "backend/dl.h"
 #include "core/util.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
 
-typedef struct symbol {
-    const char *name;
-    size_t offset;      /* of the pointer in the table */
-} symbol;
+typedef kt_dl_symbol symbol;
 
 #define CU(field, name) {name, offsetof(kt_cuda_api, field)}
 static const symbol CUDA_SYMBOLS[] = {
@@ -66,33 +64,12 @@ static const symbol NVML_SYMBOLS[] = {
     NVML(nvmlDeviceGetClockInfo, "nvmlDeviceGetClockInfo"),
 };
 
-/* Open the first library of names that loads, and resolve every symbol. */
-static int load(void **lib, const char *const *names, size_t nnames, const symbol *syms,
-                size_t nsyms, void *table, const char *what, kt_diag *diag)
-{
-    *lib = NULL;
-    for (size_t i = 0; i < nnames && !*lib; i++)
-        *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!*lib)
-        return kt_fail(diag, KT_EBACKEND, "%s is not available (%s)", what, dlerror());
-    for (size_t i = 0; i < nsyms; i++) {
-        void *fn = dlsym(*lib, syms[i].name);
-        if (!fn) {
-            dlclose(*lib);
-            *lib = NULL;
-            return kt_fail(diag, KT_EBACKEND, "%s lacks '%s'", what, syms[i].name);
-        }
-        memcpy((char *)table + syms[i].offset, &fn, sizeof fn);
-    }
-    return KT_OK;
-}
-
 int kt_cuda_api_load(kt_cuda_api *api, kt_diag *diag)
 {
     static const char *const NAMES[] = {"libcuda.so.1", "libcuda.so"};
     memset(api, 0, sizeof *api);
-    int rc = load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), CUDA_SYMBOLS,
-                  KT_ARRAY_LEN(CUDA_SYMBOLS), api, "the CUDA driver (libcuda.so.1)", diag);
+    int rc = kt_dl_load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), CUDA_SYMBOLS,
+                  KT_ARRAY_LEN(CUDA_SYMBOLS), api, "the CUDA driver (libcuda.so.1)", "", diag);
     if (rc == KT_OK) { /* optional: an older driver still runs other kernels */
         void *fn = dlsym(api->lib, "cuTensorMapEncodeTiled");
         memcpy(&api->cuTensorMapEncodeTiled, &fn, sizeof fn);
@@ -106,16 +83,16 @@ int kt_nvrtc_api_load(kt_nvrtc_api *api, kt_diag *diag)
         "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
         "/usr/local/cuda/lib64/libnvrtc.so"};
     memset(api, 0, sizeof *api);
-    return load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), NVRTC_SYMBOLS,
-                KT_ARRAY_LEN(NVRTC_SYMBOLS), api, "NVRTC (libnvrtc.so)", diag);
+    return kt_dl_load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), NVRTC_SYMBOLS,
+                KT_ARRAY_LEN(NVRTC_SYMBOLS), api, "NVRTC (libnvrtc.so)", "", diag);
 }
 
 int kt_nvml_api_load(kt_nvml_api *api, kt_diag *diag)
 {
     static const char *const NAMES[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
     memset(api, 0, sizeof *api);
-    return load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), NVML_SYMBOLS,
-                KT_ARRAY_LEN(NVML_SYMBOLS), api, "NVML (libnvidia-ml.so.1)", diag);
+    return kt_dl_load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), NVML_SYMBOLS,
+                KT_ARRAY_LEN(NVML_SYMBOLS), api, "NVML (libnvidia-ml.so.1)", "", diag);
 }
 
 void kt_cuda_api_unload(kt_cuda_api *api)

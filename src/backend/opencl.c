@@ -203,17 +203,6 @@ static int ocl_devices(ktune_device *out, size_t cap, size_t *n, kt_diag *diag)
 
 /* ---------------------------------------------------------- open/close */
 
-/* OpenCL has no __constant__ symbol to copy to, nor CUDA's tensor maps. */
-static int check_args(const kt_spec *spec, kt_diag *diag)
-{
-    for (size_t i = 0; i < spec->nargs; i++)
-        if (spec->args[i].symbol || spec->args[i].tmap)
-            return kt_fail(diag, KT_EBACKEND, "%s: argument '%s' is a %s, which only a "
-                           "CUDA kernel has", spec->path, spec->args[i].name,
-                           spec->args[i].tmap ? "TensorMap" : "__constant__ symbol");
-    return KT_OK;
-}
-
 static void ocl_close(void *vctx)
 {
     ocl_ctx *c = vctx;
@@ -256,7 +245,7 @@ static int open_device(ocl_ctx *c, const kt_backend_opts *opts, kt_diag *diag)
 static int ocl_open(const kt_spec *spec, const kt_backend_opts *opts, void **out,
                     kt_diag *diag)
 {
-    int rc = check_args(spec, diag);
+    int rc = kt_backend_refuse_cuda_args(spec, diag);
     if (rc != KT_OK)
         return rc;
     ocl_ctx *c = calloc(1, sizeof *c);

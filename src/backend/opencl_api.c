@@ -1,6 +1,7 @@
 /* opencl_api.c - dlopen the OpenCL ICD loader into a table of function
  * pointers (opencl_api.h), and name its error codes. */
 #include "backend/opencl_api.h"
+#include "backend/dl.h"
 #include "core/util.h"
 
 #include <dlfcn.h>
@@ -8,13 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct symbol {
-    const char *name;
-    size_t offset;      /* of the pointer in the table */
-} symbol;
-
 #define KT_CL_SYMBOL(name) {#name, offsetof(kt_cl_api, name)},
-static const symbol SYMBOLS[] = {KT_CL_FUNCTIONS(KT_CL_SYMBOL)};
+static const kt_dl_symbol SYMBOLS[] = {KT_CL_FUNCTIONS(KT_CL_SYMBOL)};
 
 /* The Khronos ICD loader that CUDA ships (found before Debian's ocl-icd
  * where both are installed, as on the H100 machine) splits
@@ -32,20 +28,6 @@ static void list_keeping_env(const kt_cl_api *api, const char *saved)
         setenv("OCL_ICD_FILENAMES", saved, 1);
 }
 
-static int load_symbols(kt_cl_api *api, kt_diag *diag)
-{
-    for (size_t i = 0; i < KT_ARRAY_LEN(SYMBOLS); i++) {
-        void *fn = dlsym(api->lib, SYMBOLS[i].name);
-        if (!fn) {
-            kt_cl_api_unload(api);
-            return kt_fail(diag, KT_EBACKEND, "the OpenCL ICD loader lacks '%s' (OpenCL "
-                           "1.2 is needed)", SYMBOLS[i].name);
-        }
-        memcpy((char *)api + SYMBOLS[i].offset, &fn, sizeof fn);
-    }
-    return KT_OK;
-}
-
 int kt_cl_api_load(kt_cl_api *api, kt_diag *diag)
 {
     static const char *const NAMES[] = {"libOpenCL.so.1", "libOpenCL.so"};
@@ -54,11 +36,9 @@ int kt_cl_api_load(kt_cl_api *api, kt_diag *diag)
     char *saved = env ? kt_strdup(env) : NULL;
     if (env && !saved)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
-    for (size_t i = 0; i < KT_ARRAY_LEN(NAMES) && !api->lib; i++)
-        api->lib = dlopen(NAMES[i], RTLD_NOW | RTLD_LOCAL);
-    int rc = api->lib ? load_symbols(api, diag)
-                      : kt_fail(diag, KT_EBACKEND, "the OpenCL ICD loader (libOpenCL.so.1) "
-                                "is not available (%s)", dlerror());
+    int rc = kt_dl_load(&api->lib, NAMES, KT_ARRAY_LEN(NAMES), SYMBOLS,
+                        KT_ARRAY_LEN(SYMBOLS), api, "the OpenCL ICD loader (libOpenCL.so.1)",
+                        " (OpenCL 1.2 is needed)", diag);
     if (rc == KT_OK)
         list_keeping_env(api, saved);
     free(saved);
