@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A batch: jobs threads take configurations in order; each finished build
@@ -136,13 +137,18 @@ int kt_pool_run(kt_pool_build_fn build, const void *ctx, int jobs,
 
 bool kt_cache_write(const char *path, const void *data, size_t len)
 {
-    char *tmp = kt_asprintf("%s.%ld.tmp", path, (long)getpid());
-    FILE *f = tmp ? fopen(tmp, "wb") : NULL;
+    /* Unique per call, not only per process: two of the pool's threads may
+     * build the same content (the reference is also the default) at once. */
+    char *tmp = kt_asprintf("%s.XXXXXX.%ld.tmp", path, (long)getpid());
+    int fd = tmp ? mkstemps(tmp, (int)strlen(strrchr(tmp, 'X') + 1)) : -1;
+    FILE *f = fd >= 0 && fchmod(fd, 0644) == 0 ? fdopen(fd, "wb") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
     bool ok = f && fwrite(data, 1, len, f) == len;
     if (f)
         ok = fclose(f) == 0 && ok;
     ok = ok && rename(tmp, path) == 0; /* never a half-written cache entry */
-    if (!ok && tmp)
+    if (!ok && fd >= 0)
         unlink(tmp);
     free(tmp);
     return ok;

@@ -31,9 +31,10 @@ void kt_pool_end(kt_pool *job);
 int kt_pool_run(kt_pool_build_fn build, const void *ctx, int jobs,
                 const uint16_t *const *cfgs, size_t n, kt_build *builds, kt_diag *diag);
 
-/* Write len bytes to path under a temporary name ("PATH.PID.tmp", which
- * kt_cache_sweep removes if this process dies) and rename it, so a cache
- * never holds a half-written entry; false on failure. */
+/* Write len bytes to path under a temporary name unique to the call
+ * ("PATH.XXXXXX.PID.tmp", which kt_cache_sweep removes if this process
+ * dies) and rename it, so a cache never holds a half-written entry, also
+ * when threads write one path at once; false on failure. */
 bool kt_cache_write(const char *path, const void *data, size_t len);
 
 /* The first line of a compiler's log that says "error", else its first
