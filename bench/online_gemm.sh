@@ -17,6 +17,8 @@
 #     SPEC         kernels/gemm/gemm-c.json
 #     SIZE         M = N = K (1024:45 512:35 256:20), SECONDS the most its offline
 #                  tune may take (45)
+# Environment: BLOCK, the calls of each block (50): smaller blocks alternate
+# more often, so slow drift cancels better and the pairs are more.
 # The load average is printed before and after each step.
 #
 # Threads are not pinned: with OMP_PROC_BIND set, libgomp (loaded at start
@@ -33,7 +35,7 @@ trap 'rm -rf "$dir"' EXIT
 load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) ($(date -u +%H:%M:%S) UTC)"; }
 
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-echo "OMP_PROC_BIND=${OMP_PROC_BIND:-unset} OMP_PLACES=${OMP_PLACES:-unset}"
+echo "OMP_PROC_BIND=${OMP_PROC_BIND:-unset} OMP_PLACES=${OMP_PLACES:-unset} BLOCK=${BLOCK:-50}"
 "$ktune" --version
 load
 for arg in "$@"; do
@@ -51,6 +53,6 @@ r = json.load(sys.stdin); print(sum(x["status"] == "ok" for x in r), "of", len(r
     echo "offline optimum: $best (configurations measured: $rows ok)"
     load
     echo "== M=N=K=$s: 2,000 online calls from empty, in pairs of blocks with the optimum"
-    "$online" "$spec" online.db 2000 "$s" nowait "$best" 50
+    "$online" "$spec" online.db 2000 "$s" nowait "$best" "${BLOCK:-50}"
     load
 done
