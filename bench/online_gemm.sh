@@ -18,7 +18,8 @@
 #     SIZE         M = N = K (1024:45 512:35 256:20), SECONDS the most its offline
 #                  tune may take (45)
 # Environment: BLOCK, the calls of each block (50): smaller blocks alternate
-# more often, so slow drift cancels better and the pairs are more.
+# more often, so slow drift cancels better and the pairs are more;
+# STRATEGY and BUDGET, the offline tune's (random, 200).
 # The load average is printed before and after each step.
 #
 # Threads are not pinned: with OMP_PROC_BIND set, libgomp (loaded at start
@@ -42,8 +43,9 @@ for arg in "$@"; do
     s=${arg%%:*} time=45
     [ "$s" = "$arg" ] || time=${arg#*:}
     mkdir "$dir/$s" && cd "$dir/$s" || exit 1
-    echo "== M=N=K=$s: offline tune (random, budget 200, at most $time s)"
-    "$ktune" tune "$spec" --problem "M=$s,N=$s,K=$s" --strategy random --budget 200 \
+    echo "== M=N=K=$s: offline tune (${STRATEGY:-random}, budget ${BUDGET:-200}, at most $time s)"
+    "$ktune" tune "$spec" --problem "M=$s,N=$s,K=$s" --strategy "${STRATEGY:-random}" \
+        --budget "${BUDGET:-200}" \
         --seed 1 --time "$time" --energy-window 0 --db off.db --cache off-cache 2>&1 |
         tail -4
     best=$("$ktune" db best --db off.db --json |
