@@ -393,12 +393,14 @@ static void test_an_excluded_default_is_not_the_reference(void)
 
 /* ------------------------------------------------------ launch geometry */
 
-static const kt_launch_limits H100 = {.max_threads = 1024, .max_shared_optin = 232448};
+/* The H100's threads and shared memory per block, with CUDA's axis limits. */
+#define H100_LIMITS kt_launch_cuda_limits(1024, 232448)
 
 /* pnpoly's grid covers the 20,000,000 points in blocks of
  * block_size_x * tile_size points (Kernel Tuner's GridDivX). */
 static void test_launch_grid_from_the_spec(void)
 {
+    kt_launch_limits h100 = H100_LIMITS;
     kt_spec *spec = load("kernels/bat/pnpoly/pnpoly-CAFF.json");
     kt_problem prob;
     CHECK(kt_problem_parse(spec, NULL, &prob, NULL) == KT_OK);
@@ -410,13 +412,13 @@ static void test_launch_grid_from_the_spec(void)
     kt_spec_slots(spec, cfg, &prob, slots);
     kt_launch l;
     kt_diag d = {{0}};
-    CHECK(kt_launch_geometry(spec, slots, true, &H100, &l, &d) == KT_OK);
+    CHECK(kt_launch_geometry(spec, slots, true, &h100, &l, &d) == KT_OK);
     CHECK(l.block[0] == 96 && l.block[1] == 1 && l.block[2] == 1);
     CHECK(l.grid[0] == (20000000 + 191) / 192 && l.grid[1] == 1 && l.grid[2] == 1);
     CHECK(l.shared == 0);
     /* "OpenCL" sizes count threads: rounded up to whole blocks */
     spec->grid_in_threads = true;
-    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_OK);
+    CHECK(kt_launch_geometry(spec, slots, false, &h100, &l, &d) == KT_OK);
     CHECK(l.grid[0] == ((20000000 + 191) / 192 + 95) / 96);
     free(cfg);
     free(slots);
@@ -428,6 +430,7 @@ static void test_launch_grid_from_the_spec(void)
  * y, is an invalid configuration, not a launch failure. */
 static void test_launch_axis_limits_make_a_configuration_invalid(void)
 {
+    kt_launch_limits h100 = H100_LIMITS;
     kt_spec *spec = load("kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json");
     kt_diag d = {{0}};
     kt_launch l;
@@ -440,15 +443,15 @@ static void test_launch_axis_limits_make_a_configuration_invalid(void)
     double *slots = calloc(spec->nnames + 1, sizeof *slots);
     kt_space_default(space, cfg);
     kt_spec_slots(spec, cfg, &prob, slots);
-    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_OK);
+    CHECK(kt_launch_geometry(spec, slots, false, &h100, &l, &d) == KT_OK);
     kt_expr *saved = spec->local[2];
     spec->local[2] = z;
-    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_ERANGE);
+    CHECK(kt_launch_geometry(spec, slots, false, &h100, &l, &d) == KT_ERANGE);
     CHECK(strstr(d.msg, "axis 2") != NULL);
     spec->local[2] = saved;
     saved = spec->global[1];
     spec->global[1] = y;
-    CHECK(kt_launch_geometry(spec, slots, false, &H100, &l, &d) == KT_ERANGE);
+    CHECK(kt_launch_geometry(spec, slots, false, &h100, &l, &d) == KT_ERANGE);
     CHECK(strstr(d.msg, "axis 1") != NULL);
     spec->global[1] = saved;
     free(slots);
@@ -460,20 +463,65 @@ static void test_launch_axis_limits_make_a_configuration_invalid(void)
     kt_spec_free(spec);
 }
 
+/* An OpenCL device's limits are its own: a work-group of 2,048 along x
+ * and 70,000 groups along y launch where the device allows them (CUDA's
+ * 1,024 and 65,535 do not apply), and a group wider than the device's
+ * axis limit is invalid. */
+static void test_opencl_axis_limits_are_the_devices(void)
+{
+    kt_spec *spec = load("kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json");
+    kt_diag d = {{0}};
+    kt_launch l;
+    kt_expr *x = NULL, *y = NULL;
+    CHECK(kt_expr_compile("2048", NULL, 0, &x, &d) == KT_OK);
+    CHECK(kt_expr_compile("70000", NULL, 0, &y, &d) == KT_OK);
+    kt_problem prob;
+    kt_space *space = space_of(spec, &prob);
+    uint16_t *cfg = calloc(spec->nparams, sizeof *cfg);
+    double *slots = calloc(spec->nnames + 1, sizeof *slots);
+    kt_space_default(space, cfg);
+    kt_spec_slots(spec, cfg, &prob, slots);
+    kt_expr *local0 = spec->local[0], *global1 = spec->global[1];
+    spec->local[0] = x;
+    spec->global[1] = y;
+    spec->grid_in_threads = false;
+    kt_launch_limits cl = {.max_threads = 1 << 20, .max_shared_optin = 1 << 20,
+                           .max_block = {4096, 4096, 4096}};
+    kt_launch_limits cuda = H100_LIMITS;
+    cuda.max_threads = 1 << 20;
+    CHECK(kt_launch_geometry(spec, slots, false, &cl, &l, &d) == KT_OK);
+    CHECK(l.block[0] == 2048 && l.grid[1] == 70000);
+    CHECK(kt_launch_geometry(spec, slots, false, &cuda, &l, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "axis 0: block 2048 of at most 1024") != NULL);
+    cl.max_block[0] = 1024;
+    CHECK(kt_launch_geometry(spec, slots, false, &cl, &l, &d) == KT_ERANGE);
+    CHECK(strstr(d.msg, "axis 0") != NULL);
+    spec->local[0] = local0;
+    spec->global[1] = global1;
+    free(slots);
+    free(cfg);
+    kt_space_free(space);
+    kt_problem_clear(&prob);
+    kt_expr_free(x);
+    kt_expr_free(y);
+    kt_spec_free(spec);
+}
+
 /* BAT's GEMM asks for 48 KiB of dynamic shared memory beside up to 32 KiB
  * of its own static arrays: over the default 48 KiB, so the kernel's
  * dynamic limit must be raised (without it the launch fails with "invalid
  * argument"); past the opt-in limit the configuration is invalid. */
 static void test_shared_memory_over_48k_raises_the_limit(void)
 {
+    kt_launch_limits h100 = H100_LIMITS;
     kt_diag d = {{0}};
     bool raise = true;
-    CHECK(kt_launch_shared(0, 4096, H100.max_shared_optin, &raise, &d) == KT_OK && !raise);
-    CHECK(kt_launch_shared(40960, 0, H100.max_shared_optin, &raise, &d) == KT_OK && !raise);
-    CHECK(kt_launch_shared(32768, 49152, H100.max_shared_optin, &raise, &d) == KT_OK &&
+    CHECK(kt_launch_shared(0, 4096, h100.max_shared_optin, &raise, &d) == KT_OK && !raise);
+    CHECK(kt_launch_shared(40960, 0, h100.max_shared_optin, &raise, &d) == KT_OK && !raise);
+    CHECK(kt_launch_shared(32768, 49152, h100.max_shared_optin, &raise, &d) == KT_OK &&
           raise);
-    CHECK(kt_launch_shared(0, 49153, H100.max_shared_optin, &raise, &d) == KT_OK && raise);
-    CHECK(kt_launch_shared(102400, 200000, H100.max_shared_optin, &raise, &d) ==
+    CHECK(kt_launch_shared(0, 49153, h100.max_shared_optin, &raise, &d) == KT_OK && raise);
+    CHECK(kt_launch_shared(102400, 200000, h100.max_shared_optin, &raise, &d) ==
           KT_ERANGE);
     CHECK(strstr(d.msg, "102400 bytes of static") != NULL);
 }
@@ -591,6 +639,7 @@ static const kt_test TESTS[] = {
     KT_T(test_an_excluded_default_is_not_the_reference),
     KT_T(test_launch_grid_from_the_spec),
     KT_T(test_launch_axis_limits_make_a_configuration_invalid),
+    KT_T(test_opencl_axis_limits_are_the_devices),
     KT_T(test_shared_memory_over_48k_raises_the_limit),
     KT_T(test_registers_are_counted_per_warp),
     KT_T(test_symbol_arguments_are_no_kernel_parameters),

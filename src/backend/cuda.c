@@ -375,8 +375,8 @@ typedef struct cuda_kernel {
 static int fit_launch(cuda_ctx *c, cuda_kernel *k, const double *slots, bool reference,
                       kt_diag *diag)
 {
-    kt_launch_limits lim = {.max_threads = c->dev.max_threads,
-                            .max_shared_optin = c->dev.max_shared_optin};
+    kt_launch_limits lim = kt_launch_cuda_limits(c->dev.max_threads,
+                                                 c->dev.max_shared_optin);
     kt_launch *l = &k->launch;
     int rc = kt_launch_geometry(c->spec, slots, reference, &lim, l, diag);
     if (rc != KT_OK)

@@ -36,7 +36,7 @@ static bool launch_values(const kt_spec *s, const uint16_t *cfg, unsigned out[NL
     kt_spec_slots(s, cfg, NULL, slots); /* the spec's sizes read no problem name */
     kt_launch k;
     kt_diag d = {{0}};
-    kt_launch_limits any = {.max_threads = INT_MAX, .max_shared_optin = INT_MAX};
+    kt_launch_limits any = kt_launch_cuda_limits(INT_MAX, INT_MAX);
     bool ok = kt_launch_geometry(s, slots, false, &any, &k, &d) == KT_OK;
     free(slots);
     for (int i = 0; ok && i < 3; i++) {

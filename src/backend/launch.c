@@ -5,11 +5,23 @@
 
 #include <math.h>
 
-/* CUDA's own limits, whatever the device: threads per block axis, blocks
- * per grid axis. */
-static const double MAX_BLOCK[3] = {1024, 1024, 64};
-static const double MAX_GRID[3] = {2147483647.0, 65535, 65535};
+#include <limits.h>
+
 #define DEFAULT_SHARED (48u * 1024) /* without cuFuncSetAttribute */
+
+kt_launch_limits kt_launch_cuda_limits(int max_threads, int max_shared_optin)
+{
+    return (kt_launch_limits){.max_threads = max_threads,
+                              .max_shared_optin = max_shared_optin,
+                              .max_block = {1024, 1024, 64},
+                              .max_grid = {2147483647.0, 65535, 65535}};
+}
+
+/* A per-axis limit, or what an unsigned count holds where there is none. */
+static double axis_limit(double limit)
+{
+    return limit > 0 && limit < UINT_MAX ? limit : UINT_MAX;
+}
 
 /* The expression's value, or fallback where the spec gives none. */
 static double eval_or(const kt_expr *e, const double *slots, double fallback, bool *ok)
@@ -30,9 +42,14 @@ int kt_launch_geometry(const kt_spec *s, const double *slots, bool reference,
         double b = floor(eval_or(own ? s->ref_local[i] : s->local[i], slots, 1, &ok));
         double g = floor(eval_or(own ? s->ref_global[i] : s->global[i], slots, 1, &ok));
         double blocks = s->grid_in_threads ? ceil(g / b) : g;
-        if (!ok || !(b >= 1 && b <= MAX_BLOCK[i] && g >= 1 && blocks <= MAX_GRID[i]))
+        if (!ok || !(b >= 1 && g >= 1))
             return kt_fail(diag, KT_ERANGE, "launch size out of range (axis %d: block "
                            "%.0f, global %.0f)", i, b, g);
+        if (b > axis_limit(lim->max_block[i]) || blocks > axis_limit(lim->max_grid[i]))
+            return kt_fail(diag, KT_ERANGE, "launch size out of range (axis %d: block "
+                           "%.0f of at most %.0f, %.0f blocks of at most %.0f)", i, b,
+                           axis_limit(lim->max_block[i]), blocks,
+                           axis_limit(lim->max_grid[i]));
         k->block[i] = (unsigned)b;
         k->grid[i] = (unsigned)blocks;
         threads *= b;

@@ -11,7 +11,16 @@
 typedef struct kt_launch_limits {
     int max_threads;         /* threads per block */
     int max_shared_optin;    /* shared memory per block, bytes, with the opt-in */
+    double max_block[3];     /* threads per block along each axis (0: no limit
+                              * of its own) */
+    double max_grid[3];      /* blocks along each axis (0: no limit of its own) */
 } kt_launch_limits;
+
+/* A CUDA device's limits: its threads and shared memory per block, and
+ * CUDA's own per-axis limits (blocks of 1024 x 1024 x 64 threads, grids of
+ * 2^31-1 x 65535 x 65535 blocks).  An OpenCL device has its own per-axis
+ * work-group limits and none on the number of groups. */
+kt_launch_limits kt_launch_cuda_limits(int max_threads, int max_shared_optin);
 
 typedef struct kt_launch {
     unsigned grid[3];        /* blocks per axis */

@@ -550,14 +550,13 @@ static int fit_launch(ocl_ctx *c, ocl_kernel *k, const double *slots, bool refer
                                                                         : 1u << 30),
                             .max_shared_optin = (int)(t->local_mem < 1u << 30 ? t->local_mem
                                                                               : 1u << 30)};
+    for (int i = 0; i < 3; i++) /* and no limit on the number of groups */
+        lim.max_block[i] = (double)t->max_item[i];
     kt_launch l;
     int rc = kt_launch_geometry(c->spec, slots, reference, &lim, &l, diag);
     if (rc != KT_OK)
         return rc;
     for (int i = 0; i < 3; i++) {
-        if (t->max_item[i] && l.block[i] > t->max_item[i])
-            return kt_fail(diag, KT_ERANGE, "work-group size %u on axis %d, the device "
-                           "allows %zu", l.block[i], i, t->max_item[i]);
         k->local[i] = l.block[i];
         k->global[i] = (size_t)l.grid[i] * l.block[i];
     }
