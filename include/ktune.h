@@ -1596,6 +1596,10 @@ typedef struct ktune_selector_opts {
                                ktune_selector_open_spec warned at its load);
                                NULL: none */
     void *warn_user;        /* given to warn */
+    const char *platform;   /* device == NULL and an OpenCL kernel: this
+                               machine's device on the platform whose name
+                               contains this, as `ktune tune --platform`
+                               (NULL: the first platform with a device) */
 } ktune_selector_opts;
 
 KTUNE_API void ktune_selector_opts_init(ktune_selector_opts *opts);
@@ -1619,8 +1623,10 @@ KTUNE_API void ktune_selector_opts_init(ktune_selector_opts *opts);
  * model to name its problem parameters, device NULL without a spec, a model
  * of another kernel), KTUNE_EIO / KTUNE_EFORMAT / KTUNE_EDB (the database:
  * missing, not a ktune database, another schema version), KTUNE_ESPEC (the
- * spec), KTUNE_ERANGE (a stored key longer than KTUNE_CHOICE_KEY_MAX), with
- * the detail in diag. */
+ * spec), KTUNE_ERANGE (a stored key longer than KTUNE_CHOICE_KEY_MAX),
+ * KTUNE_EBACKEND / KTUNE_ENOTFOUND (device NULL: no backend or device of
+ * the spec's language here, or no platform named as opts->platform says),
+ * with the detail in diag. */
 KTUNE_API int ktune_selector_open(const char *db_path, const char *kernel,
                                   const char *device, const char *model,
                                   const ktune_selector_opts *opts,

@@ -1023,7 +1023,7 @@ _MAX_WIDTHS = 16
 class _EvalOpts(_c.Structure):
     _fields_ = [("size", _sz), ("widths", _sz * _MAX_WIDTHS), ("nwidths", _sz),
                 ("limit", _sz), ("unconstrained", _bool), ("spec_path", _p),
-                ("warn", _WARN), ("warn_user", _vp)]
+                ("warn", _WARN), ("warn_user", _vp), ("platform", _p)]
 
 
 class _EvalReport(_c.Structure):
@@ -1508,7 +1508,7 @@ class Selector(_Handle):
     from a database (None: none) and a model (a path, or None).  kernel: a
     loaded Spec (kept alive with the selector), a spec path or a stored
     kernel name.  opts: the fields of ktune_selector_opts (refresh_ms,
-    max_distance, cache_size, beam_width, cache_dir); warn gets the
+    max_distance, cache_size, beam_width, cache_dir, platform); warn gets the
     warnings of the spec a path names.  select() and select_values() may
     be called from several threads."""
 

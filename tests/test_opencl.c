@@ -12,6 +12,8 @@
 #include "measure/measure.h"
 #include "test.h"
 
+#include <ktune.h>
+
 /* Skip the running test where OpenCL has no platform here; keep PoCL's
  * own kernel cache inside the test's folder. */
 static void need_opencl(void)
@@ -260,6 +262,25 @@ static void test_a_platform_name_that_matches_none_is_a_clear_error(void)
  * counts work-items (an OpenCL launch); its Random data lies in [0,
  * FillValue), as KTT's loader draws it (atoms at negative depths made
  * half_rsqrt's argument negative: NaN in the reference). */
+/* A selector that computes this machine's device for an OpenCL spec looks
+ * on the platform its options name, as `ktune tune --platform` does. */
+static void test_a_selector_finds_this_machines_device_on_its_platform(void)
+{
+    need_opencl();
+    const char *spec = kt_test_path("tests/data/opencl/saxpy.json");
+    ktune_selector_opts o;
+    ktune_selector_opts_init(&o);
+    o.cache_dir = kt_test_tmp("cache");
+    ktune_selector *sel = NULL;
+    ktune_diag d = {{0}};
+    CHECK(ktune_selector_open(NULL, spec, NULL, NULL, &o, &sel, &d) == KTUNE_OK);
+    ktune_selector_close(sel);
+    o.platform = "NoSuchVendor";
+    CHECK(ktune_selector_open(NULL, spec, NULL, NULL, &o, &sel, &d) == KTUNE_ENOTFOUND);
+    CHECK(sel == NULL);
+    CHECK(strstr(d.msg, "'NoSuchVendor'") != NULL);
+}
+
 static void test_ktt_opencl_spec_reads_as_ktt_runs_it(void)
 {
     kt_spec *spec;
@@ -350,6 +371,7 @@ static const kt_test TESTS[] = {
     KT_T(test_a_work_group_the_kernel_cannot_take_is_invalid_at_load),
     KT_T(test_a_refused_launch_names_the_opencl_error),
     KT_T(test_a_platform_name_that_matches_none_is_a_clear_error),
+    KT_T(test_a_selector_finds_this_machines_device_on_its_platform),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -683,7 +683,8 @@ static int own_device(ktune_selector *s, kt_diag *diag)
     if (!be)
         return kt_fail(diag, KT_EBACKEND, "%s: no backend here runs this kernel's "
                        "language", s->spec->path);
-    kt_backend_opts bo = {.cache_dir = s->opts.cache_dir, .jobs = 1};
+    kt_backend_opts bo = {.cache_dir = s->opts.cache_dir, .jobs = 1,
+                          .platform = s->opts.platform};
     void *ctx = NULL;
     kt_device_info dev;
     int rc = be->open(s->spec, &bo, &ctx, diag);
