@@ -625,8 +625,10 @@ KTUNE_API double ktune_run_speedup(const ktune_run *run);
 /* Where the run's time went, phase i (i = 0, 1, ...): *name ("compile_wait",
  * "start", "measure", "record", then the worker's phases inside "measure")
  * and *seconds; 0, or KTUNE_ENOTFOUND past the last.  With several workers
- * (ktune_tune_opts.devices, MPI ranks) "measure" and the worker's phases add
- * up over the workers, so they can exceed the run's own seconds. */
+ * (ktune_tune_opts.devices) "measure" and the worker's phases add up over
+ * the workers, so they can exceed the run's own seconds; under MPI
+ * "measure" is rank 0's wait for results and the ranks' phases are not
+ * gathered. */
 KTUNE_API int ktune_run_phase(const ktune_run *run, size_t i, const char **name,
                               double *seconds);
 /* The configurations the run evaluated, in order: how many, and the i-th's
