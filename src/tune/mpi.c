@@ -7,18 +7,17 @@
 
 #include <stdlib.h>
 
-/* Whether the environment says mpirun started this process among several:
- * OpenMPI's mpirun sets OMPI_COMM_WORLD_SIZE, MPICH's and SLURM's PMI
- * PMI_SIZE. */
-static bool started_by_mpirun(void)
+/* A variable of the environment as a count (0 when unset). */
+static int env_count(const char *name)
 {
-    static const char *const VARS[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
-    for (size_t i = 0; i < KT_ARRAY_LEN(VARS); i++) {
-        const char *v = getenv(VARS[i]);
-        if (v && atoi(v) > 1)
-            return true;
-    }
-    return false;
+    const char *v = getenv(name);
+    return v ? atoi(v) : 0;
+}
+
+bool kt_mpi_launched(void)
+{
+    return env_count("OMPI_COMM_WORLD_SIZE") > 1 || env_count("PMI_SIZE") > 1 ||
+           (env_count("SLURM_STEP_NUM_TASKS") > 1 && getenv("PMIX_RANK"));
 }
 
 #ifdef KT_HAVE_MPI
@@ -60,7 +59,7 @@ static int node_device(int rank)
 int kt_mpi_open(kt_mpi **out, kt_diag *diag)
 {
     *out = NULL;
-    if (!started_by_mpirun())
+    if (!kt_mpi_launched())
         return KT_OK;
     int provided = MPI_THREAD_SINGLE;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
@@ -241,7 +240,7 @@ struct ktune_mpi {
 int kt_mpi_open(kt_mpi **out, kt_diag *diag)
 {
     *out = NULL;
-    if (started_by_mpirun())
+    if (kt_mpi_launched())
         return kt_fail(diag, KT_EINVAL, "started by mpirun with several ranks, but this "
                        "ktune was built without MPI (install libopenmpi-dev and build "
                        "again)");

@@ -24,10 +24,9 @@
  * fingerprint than rank 0's is left out (its rows would be another
  * device's), with a warning.
  *
- * MPI is initialised only when the environment says this process was
- * started by mpirun with more than one rank (OMPI_COMM_WORLD_SIZE, or
- * PMI_SIZE, above 1): anywhere else ktune is one process and MPI is never
- * touched.  Threads: MPI is initialised for MPI_THREAD_SERIALIZED, and
+ * MPI is initialised only when the environment says this process is one
+ * of several ranks of a job (kt_mpi_launched): anywhere else ktune is one
+ * process and MPI is never touched.  Threads: MPI is initialised for MPI_THREAD_SERIALIZED, and
  * every MPI call of this file goes through the handle's lock.
  */
 #ifndef KT_MPI_H
@@ -38,6 +37,14 @@
 #include "tune/tuner.h"
 
 typedef struct ktune_mpi kt_mpi; /* the public handle */
+
+/* Whether a launcher started this process as one of several ranks:
+ * OpenMPI's mpirun (OMPI_COMM_WORLD_SIZE above 1), MPICH's mpiexec or
+ * SLURM's PMI-1/2 (PMI_SIZE above 1), or SLURM's srun with PMIx
+ * (SLURM_STEP_NUM_TASKS above 1 and PMIX_RANK set).  srun without a PMI
+ * plugin (--mpi=none) starts independent processes, which this cannot
+ * tell from a job's single one. */
+bool kt_mpi_launched(void);
 
 /* *out: the job this process is a rank of, MPI initialised; NULL when it
  * was not started by mpirun with more than one rank.  KT_EINVAL when it
