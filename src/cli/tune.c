@@ -443,6 +443,7 @@ typedef struct tune_args {
     uint64_t top;           /* --top K */
     const char *warm_from;  /* --warm-from FILES */
     int devices[MAX_DEVICES]; /* --devices LIST */
+    ktune_warn_fn warn;     /* the spec's and the run's warnings; NULL: none */
 } tune_args;
 
 /* --devices: comma-separated ordinals, each once. */
@@ -643,7 +644,7 @@ static int load_spec(const tune_args *a, ktune_spec **spec)
     ktune_problem *prob = NULL;
     if (!a->spec)
         return CLI_OK;
-    if (ktune_spec_load(a->spec, cli_warn, NULL, spec, &diag) != KTUNE_OK)
+    if (ktune_spec_load(a->spec, a->warn, NULL, spec, &diag) != KTUNE_OK)
         return cli_error("%s", diag.msg);
     int rc = cli_problem_parse("tune", *spec, a->o.problem, &prob);
     ktune_problem_free(prob);
@@ -708,6 +709,50 @@ static int report(const tune_args *a, const ktune_run *run)
                      "evaluated");
 }
 
+/* The run of this process, one rank of mpi's job or alone (mpi NULL). */
+static int tune_in_job(tune_args *a, ktune_mpi *mpi)
+{
+    ktune_diag diag = {{0}};
+    ktune_spec *spec = NULL;
+    int rc = load_spec(a, &spec);
+    if (rc != CLI_OK) {
+        ktune_spec_free(spec);
+        return rc;
+    }
+    bool bar = isatty(STDERR_FILENO), drawn = false;
+    a->o.progress = bar ? draw_progress : NULL;
+    a->o.user = &drawn;
+    a->o.cancel = &stop_signal;
+    a->o.warn = a->warn;
+    a->o.mpi = mpi;
+    catch_stop_signals();
+    ktune_transfer *transfer = NULL;
+    if (a->warm_from && (rc = cli_transfer_open("tune", "--warm-from", a->warm_from,
+                                                a->o.cache_dir, &transfer)) != CLI_OK) {
+        ktune_spec_free(spec);
+        return rc;
+    }
+    a->o.transfer = transfer;
+    ktune_run *run = NULL;
+    int trc = ktune_tune(spec, &a->o, &run, &diag);
+    if (drawn)
+        fputc('\n', stderr);
+    if (trc == KTUNE_OK && ktune_mpi_rank(mpi) > 0)
+        fprintf(stderr, "ktune: rank %d measured %llu configurations on %s\n",
+                ktune_mpi_rank(mpi), (unsigned long long)ktune_run_summary(run)->measured,
+                ktune_run_summary(run)->device);
+    else if (trc == KTUNE_OK)
+        rc = report(a, run);
+    else if (ktune_mpi_size(mpi) > 1)
+        rc = cli_error("rank %d: %s", ktune_mpi_rank(mpi), diag.msg);
+    else
+        rc = cli_error("%s", diag.msg);
+    ktune_run_free(run);
+    ktune_transfer_free(transfer);
+    ktune_spec_free(spec);
+    return rc;
+}
+
 int cli_tune(int argc, char **argv)
 {
     tune_args a = {0};
@@ -716,47 +761,13 @@ int cli_tune(int argc, char **argv)
     if (rc != CLI_OK)
         return rc < 0 ? CLI_OK : rc;
     ktune_diag diag = {{0}};
-    ktune_spec *spec = NULL;
-    if ((rc = load_spec(&a, &spec)) != CLI_OK) {
-        ktune_spec_free(spec);
-        return rc;
-    }
-    bool bar = isatty(STDERR_FILENO), drawn = false;
-    a.o.progress = bar ? draw_progress : NULL;
-    a.o.user = &drawn;
-    a.o.cancel = &stop_signal;
-    a.o.warn = cli_warn;
-    catch_stop_signals();
-    ktune_transfer *transfer = NULL;
-    if (a.warm_from && (rc = cli_transfer_open("tune", "--warm-from", a.warm_from,
-                                               a.o.cache_dir, &transfer)) != CLI_OK) {
-        ktune_spec_free(spec);
-        return rc;
-    }
-    a.o.transfer = transfer;
-    ktune_run *run = NULL;
     ktune_mpi *mpi = NULL;
-    int trc = ktune_mpi_open(&mpi, &diag);
-    a.o.mpi = mpi;
-    if (trc == KTUNE_OK)
-        trc = ktune_tune(spec, &a.o, &run, &diag);
-    if (drawn)
-        fputc('\n', stderr);
-    if (trc == KTUNE_OK && ktune_mpi_rank(mpi) > 0)
-        fprintf(stderr, "ktune: rank %d measured %llu configurations on %s\n",
-                ktune_mpi_rank(mpi), (unsigned long long)ktune_run_summary(run)->measured,
-                ktune_run_summary(run)->device);
-    else if (trc == KTUNE_OK)
-        rc = report(&a, run);
-    else if (ktune_mpi_size(mpi) > 1)
-        rc = cli_error("rank %d: %s", ktune_mpi_rank(mpi), diag.msg);
-    else
-        rc = cli_error("%s", diag.msg);
+    if (ktune_mpi_open(&mpi, &diag) != KTUNE_OK)
+        return cli_error("%s", diag.msg);
+    /* Every rank runs the same command: rank 0 alone says what the spec
+     * and the run warn of, once. */
+    a.warn = ktune_mpi_rank(mpi) > 0 ? NULL : cli_warn;
+    rc = tune_in_job(&a, mpi);
     ktune_mpi_close(mpi);
-    if (stop_signal)
-        rc = 128 + stop_signal;
-    ktune_run_free(run);
-    ktune_transfer_free(transfer);
-    ktune_spec_free(spec);
-    return rc;
+    return stop_signal ? 128 + stop_signal : rc;
 }
