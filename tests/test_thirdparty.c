@@ -426,85 +426,90 @@ static void test_launch_grid_from_the_spec(void)
     kt_spec_free(spec);
 }
 
+/* CoulombSum3d at its default configuration, for kt_launch_geometry. */
+typedef struct coulomb {
+    kt_spec *spec;
+    kt_problem prob;
+    kt_space *space;
+    uint16_t *cfg;
+    double *slots;
+} coulomb;
+
+static void coulomb_open(coulomb *c)
+{
+    c->spec = load("kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json");
+    c->space = space_of(c->spec, &c->prob);
+    c->cfg = calloc(c->spec->nparams, sizeof *c->cfg);
+    c->slots = calloc(c->spec->nnames + 1, sizeof *c->slots);
+    kt_space_default(c->space, c->cfg);
+    kt_spec_slots(c->spec, c->cfg, &c->prob, c->slots);
+}
+
+static void coulomb_close(coulomb *c)
+{
+    free(c->slots);
+    free(c->cfg);
+    kt_space_free(c->space);
+    kt_problem_clear(&c->prob);
+    kt_spec_free(c->spec);
+}
+
+/* The geometry of c's launch with *at replaced by the constant text
+ * (restored after): its status, the message in d. */
+static int geometry_with(coulomb *c, kt_expr **at, const char *text,
+                         const kt_launch_limits *lim, kt_launch *l, kt_diag *d)
+{
+    kt_expr *e = NULL, *saved = *at;
+    CHECK(kt_expr_compile(text, NULL, 0, &e, d) == KT_OK);
+    *at = e;
+    int rc = kt_launch_geometry(c->spec, c->slots, false, lim, l, d);
+    *at = saved;
+    kt_expr_free(e);
+    return rc;
+}
+
 /* CUDA's per-axis limits: a block of 128 along z, or 70,000 blocks along
  * y, is an invalid configuration, not a launch failure. */
 static void test_launch_axis_limits_make_a_configuration_invalid(void)
 {
     kt_launch_limits h100 = H100_LIMITS;
-    kt_spec *spec = load("kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json");
+    coulomb c;
+    coulomb_open(&c);
     kt_diag d = {{0}};
     kt_launch l;
-    kt_expr *z = NULL, *y = NULL;
-    CHECK(kt_expr_compile("128", NULL, 0, &z, &d) == KT_OK);
-    CHECK(kt_expr_compile("70000", NULL, 0, &y, &d) == KT_OK);
-    kt_problem prob;
-    kt_space *space = space_of(spec, &prob);
-    uint16_t *cfg = calloc(spec->nparams, sizeof *cfg);
-    double *slots = calloc(spec->nnames + 1, sizeof *slots);
-    kt_space_default(space, cfg);
-    kt_spec_slots(spec, cfg, &prob, slots);
-    CHECK(kt_launch_geometry(spec, slots, false, &h100, &l, &d) == KT_OK);
-    kt_expr *saved = spec->local[2];
-    spec->local[2] = z;
-    CHECK(kt_launch_geometry(spec, slots, false, &h100, &l, &d) == KT_ERANGE);
+    CHECK(kt_launch_geometry(c.spec, c.slots, false, &h100, &l, &d) == KT_OK);
+    CHECK(geometry_with(&c, &c.spec->local[2], "128", &h100, &l, &d) == KT_ERANGE);
     CHECK(strstr(d.msg, "axis 2") != NULL);
-    spec->local[2] = saved;
-    saved = spec->global[1];
-    spec->global[1] = y;
-    CHECK(kt_launch_geometry(spec, slots, false, &h100, &l, &d) == KT_ERANGE);
+    CHECK(geometry_with(&c, &c.spec->global[1], "70000", &h100, &l, &d) == KT_ERANGE);
     CHECK(strstr(d.msg, "axis 1") != NULL);
-    spec->global[1] = saved;
-    free(slots);
-    free(cfg);
-    kt_space_free(space);
-    kt_problem_clear(&prob);
-    kt_expr_free(z);
-    kt_expr_free(y);
-    kt_spec_free(spec);
+    coulomb_close(&c);
 }
 
-/* An OpenCL device's limits are its own: a work-group of 2,048 along x
- * and 70,000 groups along y launch where the device allows them (CUDA's
- * 1,024 and 65,535 do not apply), and a group wider than the device's
- * axis limit is invalid. */
+/* An OpenCL device's limits are its own: a work-group of 2,048 along x, or
+ * 70,000 groups along y, launch where the device allows them (CUDA's 1,024
+ * and 65,535 do not apply), and a group wider than the device's axis
+ * limit is invalid. */
 static void test_opencl_axis_limits_are_the_devices(void)
 {
-    kt_spec *spec = load("kernels/ktt/CoulombSum3d/CoulombSum3dCudaScript.json");
-    kt_diag d = {{0}};
-    kt_launch l;
-    kt_expr *x = NULL, *y = NULL;
-    CHECK(kt_expr_compile("2048", NULL, 0, &x, &d) == KT_OK);
-    CHECK(kt_expr_compile("70000", NULL, 0, &y, &d) == KT_OK);
-    kt_problem prob;
-    kt_space *space = space_of(spec, &prob);
-    uint16_t *cfg = calloc(spec->nparams, sizeof *cfg);
-    double *slots = calloc(spec->nnames + 1, sizeof *slots);
-    kt_space_default(space, cfg);
-    kt_spec_slots(spec, cfg, &prob, slots);
-    kt_expr *local0 = spec->local[0], *global1 = spec->global[1];
-    spec->local[0] = x;
-    spec->global[1] = y;
-    spec->grid_in_threads = false;
+    coulomb c;
+    coulomb_open(&c);
+    c.spec->grid_in_threads = false;
     kt_launch_limits cl = {.max_threads = 1 << 20, .max_shared_optin = 1 << 20,
                            .max_block = {4096, 4096, 4096}};
     kt_launch_limits cuda = H100_LIMITS;
     cuda.max_threads = 1 << 20;
-    CHECK(kt_launch_geometry(spec, slots, false, &cl, &l, &d) == KT_OK);
-    CHECK(l.block[0] == 2048 && l.grid[1] == 70000);
-    CHECK(kt_launch_geometry(spec, slots, false, &cuda, &l, &d) == KT_ERANGE);
+    kt_diag d = {{0}};
+    kt_launch l;
+    CHECK(geometry_with(&c, &c.spec->local[0], "2048", &cl, &l, &d) == KT_OK);
+    CHECK(l.block[0] == 2048);
+    CHECK(geometry_with(&c, &c.spec->global[1], "70000", &cl, &l, &d) == KT_OK);
+    CHECK(l.grid[1] == 70000);
+    CHECK(geometry_with(&c, &c.spec->local[0], "2048", &cuda, &l, &d) == KT_ERANGE);
     CHECK(strstr(d.msg, "axis 0: block 2048 of at most 1024") != NULL);
     cl.max_block[0] = 1024;
-    CHECK(kt_launch_geometry(spec, slots, false, &cl, &l, &d) == KT_ERANGE);
+    CHECK(geometry_with(&c, &c.spec->local[0], "2048", &cl, &l, &d) == KT_ERANGE);
     CHECK(strstr(d.msg, "axis 0") != NULL);
-    spec->local[0] = local0;
-    spec->global[1] = global1;
-    free(slots);
-    free(cfg);
-    kt_space_free(space);
-    kt_problem_clear(&prob);
-    kt_expr_free(x);
-    kt_expr_free(y);
-    kt_spec_free(spec);
+    coulomb_close(&c);
 }
 
 /* BAT's GEMM asks for 48 KiB of dynamic shared memory beside up to 32 KiB
