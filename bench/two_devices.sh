@@ -17,7 +17,10 @@
 #   KTUNE=build/ktune sh bench/two_devices.sh OUT SPEC PROBLEM BUDGET [JOBS]
 #
 # JOBS: compilations at a time per process (default: ktune's).  EXTRA:
-# more options for every run (e.g. --energy-window 0).  The spec's files
+# more options for every run (e.g. --energy-window 0).  RUNS: which runs,
+# in order (default "one local mpi local-kill mpi-kill"); the report covers
+# every run whose results are in OUT, so a long job can be split over
+# calls that share OUT ("one" first).  The spec's files
 # must be where SPEC says on every rank.  On a machine with one device the
 # "devices" 0 and 1 are two workers on it, which is what the CPU backend
 # does anyway; say so with the figures.
@@ -26,6 +29,7 @@ OUT=$1 SPEC=$2 PROBLEM=$3 BUDGET=$4
 JOBS=${5:+--jobs $5}
 : "${KTUNE:?set KTUNE to the ktune binary}"
 EXTRA=${EXTRA:-}
+RUNS=${RUNS:-one local mpi local-kill mpi-kill}
 KT=$(realpath "$KTUNE")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN="mpirun --oversubscribe --bind-to none --enable-recovery -n 3"
@@ -94,17 +98,23 @@ print(f"{sys.argv[2]:<11} {r['measured']:>5} measured in {r['seconds']:7.1f} s: 
 EOF
 }
 
+for name in $RUNS; do
+    case $name in
+    one) tune one "--devices 0" ;;
+    local) tune local "--devices 0,1" || true ;;
+    mpi) mpi_tune mpi || true ;;
+    local-kill | mpi-kill) kill_during "$name" ;;
+    *) echo "two_devices.sh: no run '$name'" >&2; exit 2 ;;
+    esac
+done
+[ -s "$OUT/one.json" ] || { echo "two_devices.sh: no one-device run in $OUT" >&2; exit 1; }
 ONE_RATE=""
-tune one "--devices 0"
 line one
 ONE_RATE=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
 print(r["measured"] / r["seconds"])' "$OUT/one.json")
 rows "$OUT/one.db" >"$OUT/one.rows"
-tune local "--devices 0,1" || true
-mpi_tune mpi || true
-kill_during local-kill
-kill_during mpi-kill
 for name in local mpi local-kill mpi-kill; do
+    [ -s "$OUT/$name.json" ] || continue
     line "$name"
     rows "$OUT/$name.db" >"$OUT/$name.rows"
     case $name in local-kill)
