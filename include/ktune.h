@@ -1791,8 +1791,15 @@ typedef struct ktune_fit {
  * modelled. */
 KTUNE_API int ktune_analysis_fit(const ktune_analysis *a, ktune_target t, ktune_fit *out);
 
-/* A feature's importance, from the TreeSHAP contributions of each
- * sampled row to the predicted log of the target. */
+/* A feature's importance for one target.  Tuning parameters are ranked by
+ * cost: what fixing the parameter at its worst value costs the best
+ * configuration by the model's held-out predictions (each configuration
+ * predicted by the cross-validation model that did not see it: for each
+ * value, the least predicted among the rows with it, over the least
+ * overall; the largest over the values), the question the ablation
+ * asks of the measurements; problem fields, not a choice, come after
+ * them by mean_abs.  range and mean_abs are from the TreeSHAP
+ * contributions of each sampled row to the predicted log of the target. */
 typedef struct ktune_importance {
     size_t feature;
     double range;            /* the largest minus the smallest, over the
@@ -1800,12 +1807,18 @@ typedef struct ktune_importance {
                                 the three fastest sampled rows of that
                                 value: exp(range) is how much worse its
                                 worst value makes a good configuration than
-                                its best (what an ablation measures);
-                                features are ranked by it */
+                                its best, where the parameters act apart */
     double mean_abs;         /* the mean absolute contribution (0.1: the
                                 feature moves a typical prediction by about
-                                10 %) */
+                                10 %): what moves the target on average */
     double share;            /* of mean_abs's sum over features */
+    double cost;             /* the predicted cost described above, a
+                                factor >= 1 (NAN for a problem field) */
+    double cost_sd;          /* the uncertainty of log(cost): the held-out
+                                errors (log) at the rows it comes from,
+                                root mean square, times sqrt(2) */
+    const char *worst;       /* the value the cost is of; belongs to the
+                                analysis (NULL for a problem field) */
 } ktune_importance;
 
 /* Target t's features, most important first, into out (up to cap); the
@@ -1843,14 +1856,36 @@ typedef struct ktune_ablation {
     size_t feature;
     const char *worst;       /* that value; belongs to a */
     double cost;
+    double sd;               /* the standard deviation of log(cost / the
+                                first's cost) from the measurement noise of
+                                the two times each cost is made of (a
+                                time's relative noise: its repetitions'
+                                (p75 - p25) / median / 1.349); 0 for the
+                                first; NAN where a time has no repetitions */
 } ktune_ablation;
+
+/* The ablation's verdict on the ranking: the top-ranked parameter costs
+ * more than every lower-ranked one by more than twice the sd of the
+ * difference (AGREE); some lower-ranked one costs more by more than that
+ * (DISAGREE); else at least one costs the same within that noise (TIE).
+ * Where the noise is unknown, it is taken as 0.  NONE: no ablation (no
+ * time model, or a NULL analysis). */
+typedef enum ktune_check {
+    KTUNE_CHECK_NONE,
+    KTUNE_CHECK_AGREE,
+    KTUNE_CHECK_TIE,
+    KTUNE_CHECK_DISAGREE
+} ktune_check;
 
 /* The tuning parameters in the order of the time model's importance,
  * with their ablation, into out (up to cap); the number there.  *agrees
- * (NULL: not wanted) is whether the top-ranked parameter costs at least as
- * much as every lower-ranked one (a tie counts). */
+ * (NULL: not wanted) is whether the verdict is KTUNE_CHECK_AGREE. */
 KTUNE_API size_t ktune_analysis_ablation(const ktune_analysis *a, ktune_ablation *out,
                                          size_t cap, bool *agrees);
+/* The verdict (above).  Thread-safe. */
+KTUNE_API ktune_check ktune_analysis_check(const ktune_analysis *a);
+/* Its name: "none", "agree", "tie", "disagree" ("unknown" out of range). */
+KTUNE_API const char *ktune_check_name(ktune_check c);
 
 #ifdef __cplusplus
 }

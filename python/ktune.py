@@ -1160,7 +1160,8 @@ class _Fit(_c.Structure):
 
 
 class _Importance(_c.Structure):
-    _fields_ = [("feature", _sz), ("range", _dbl), ("mean_abs", _dbl), ("share", _dbl)]
+    _fields_ = [("feature", _sz), ("range", _dbl), ("mean_abs", _dbl), ("share", _dbl),
+                ("cost", _dbl), ("cost_sd", _dbl), ("worst", _p)]
 
 
 class _Interaction(_c.Structure):
@@ -1172,7 +1173,7 @@ class _Dependence(_c.Structure):
 
 
 class _Ablation(_c.Structure):
-    _fields_ = [("feature", _sz), ("worst", _p), ("cost", _dbl)]
+    _fields_ = [("feature", _sz), ("worst", _p), ("cost", _dbl), ("sd", _dbl)]
 
 
 _target_name = _fn("ktune_target_name", _p, _int)
@@ -1193,6 +1194,8 @@ _analysis_dependence = _fn("ktune_analysis_dependence", _sz, _vp, _int, _sz,
                            _c.POINTER(_Dependence), _sz)
 _analysis_ablation = _fn("ktune_analysis_ablation", _sz, _vp, _c.POINTER(_Ablation),
                          _sz, _c.POINTER(_bool))
+_analysis_check = _fn("ktune_analysis_check", _int, _vp)
+_check_name = _fn("ktune_check_name", _p, _int)
 
 
 def targets():
@@ -1219,10 +1222,13 @@ class Analysis:
     """A finished analysis (a plain object): kernel, device, rows, problems,
     features (names: tuning parameters first, then problem fields), tuning,
     folds; per modelled target name, fit[t] (rows, r2, r2_log, mape,
-    spearman, seconds), importance[t] [{feature, range, mean_abs, share}],
-    interactions[t] [(feature, feature, mean_abs)], dependence[t]
-    {feature: [(value, mean)]}; ablation [{feature, worst, cost}] in the
-    time model's order, and agrees (the top one costs the most)."""
+    spearman, seconds), importance[t] [{feature, range, mean_abs, share,
+    cost, cost_sd, worst}] (tuning parameters by cost, the held-out
+    predictions' cost of their worst value), interactions[t] [(feature,
+    feature, mean_abs)], dependence[t] {feature: [(value, mean)]}; ablation
+    [{feature, worst, cost, sd}] in the time model's order, check ("agree",
+    "tie" within the measurements' noise, "disagree", "none") and agrees
+    (check == "agree")."""
 
     def __init__(self, h):
         info = _AnalysisInfo()
@@ -1239,7 +1245,7 @@ class Analysis:
             self.fit[names[t]] = _struct_dict(fit)
             imp = _array(_analysis_importance, _Importance, h, t)
             self.importance[names[t]] = [dict(_struct_dict(x), feature=self.features[
-                x.feature]) for x in imp]
+                x.feature], worst=_str(x.worst) if x.worst else None) for x in imp]
             self.interactions[names[t]] = [
                 (self.features[x.a], self.features[x.b], x.mean_abs)
                 for x in _array(_analysis_interactions, _Interaction, h, t)]
@@ -1253,8 +1259,9 @@ class Analysis:
         abl = _array(lambda out, cap: _analysis_ablation(h, out, cap, _c.byref(agrees)),
                      _Ablation)
         self.ablation = [dict(feature=self.features[x.feature], worst=_str(x.worst),
-                              cost=x.cost) for x in abl]
+                              cost=x.cost, sd=x.sd) for x in abl]
         self.agrees = agrees.value
+        self.check = _str(_check_name(_analysis_check(h)))
 
     def __repr__(self):
         return "Analysis(%s on %s: %d rows, %d features)" % (

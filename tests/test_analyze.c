@@ -132,9 +132,10 @@ static void test_ablation_agrees_with_importance(void)
 
 /* On the H100 FP16 wgmma GEMM (its whole space, bench/gpu/data) the
  * ablation costs BN 1.371x, STAGES 1.328x: the ranking by each value's
- * mean contribution over every row put STAGES first and disagreed; at
- * each value's fastest rows it puts BN first, as the ablation does. */
-static void test_ranking_at_the_fastest_rows_agrees_on_the_h100_gemm(void)
+ * mean contribution over every row put STAGES first; the held-out
+ * predictions put BN first, as the ablation does, but the 3 % between
+ * them is within the noise of those rows' repetitions: a tie. */
+static void test_ranking_on_the_h100_gemm_ties_within_noise(void)
 {
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'",
@@ -154,7 +155,9 @@ static void test_ranking_at_the_fastest_rows_agrees_on_the_h100_gemm(void)
     CHECK_EQ_INT(ktune_analysis_ablation(a, ab, 8, &agrees), 6);
     CHECK_STR(ktune_analysis_feature(a, ab[0].feature), "BN");
     CHECK_NEAR(ab[0].cost, 1.371, 1e-3);
-    CHECK(agrees);
+    CHECK(!agrees && ktune_analysis_check(a) == KTUNE_CHECK_TIE);
+    for (int i = 1; i < 6; i++)
+        CHECK(ab[i].cost <= ab[0].cost && ab[i].sd > 0.01 && ab[i].sd < 0.1);
     ktune_fit fit;
     CHECK(ktune_analysis_fit(a, KTUNE_TARGET_TIME, &fit) == KTUNE_OK && fit.r2 > 0.9);
     ktune_analysis_free(a);
@@ -251,7 +254,7 @@ static const kt_test TESTS[] = {
     KT_T(test_models_rank_what_decides), KT_T(test_ablation_agrees_with_importance),
     KT_T(test_bad_input_is_one_line),    KT_T(test_target_names),
     KT_T(test_shap_sums_to_prediction),
-    KT_T(test_ranking_at_the_fastest_rows_agrees_on_the_h100_gemm),
+    KT_T(test_ranking_on_the_h100_gemm_ties_within_noise),
 };
 
 KT_TEST_MAIN(TESTS)

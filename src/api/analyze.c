@@ -140,6 +140,17 @@ size_t ktune_analysis_ablation(const ktune_analysis *a, ktune_ablation *out, siz
                                bool *agrees)
 {
     if (agrees)
-        *agrees = a && a->nabl > 0 && a->agrees;
+        *agrees = ktune_analysis_check(a) == KTUNE_CHECK_AGREE;
     return !a ? 0 : copy_out(out, cap, a->abl, a->nabl, sizeof *out);
+}
+
+ktune_check ktune_analysis_check(const ktune_analysis *a)
+{
+    return a && a->nabl > 0 ? a->check : KTUNE_CHECK_NONE;
+}
+
+const char *ktune_check_name(ktune_check c)
+{
+    static const char *const NAMES[] = {"none", "agree", "tie", "disagree"};
+    return (unsigned)c < sizeof NAMES / sizeof *NAMES ? NAMES[c] : "unknown";
 }

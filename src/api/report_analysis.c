@@ -34,21 +34,24 @@ static void importance_fig(kt_rp *rp, const ktune_analysis *an, ktune_target t)
         return;
     ktune_analysis_describe(an, &info);
     for (size_t i = 0; i < n; i++)
-        bars[i] = (kt_rp_bar){ktune_analysis_feature(an, imp[i].feature), exp(imp[i].range),
+        bars[i] = (kt_rp_bar){ktune_analysis_feature(an, imp[i].feature),
+                              isnan(imp[i].cost) ? exp(imp[i].range) : imp[i].cost,
                               t == KTUNE_TARGET_TIME ? "#4a78b5" : "#e08a00"};
     kt_rp_fig_begin(rp, "importance");
     kt_plot p = {.f = rp->f, .x = {1, 0, false, false, "its worst value over its best (x)"}};
     char title[64], cap[1024];
     snprintf(title, sizeof title, "importance for %s", ktune_target_name(t));
     size_t npts = kt_rp_bars(&p, bars, n, title);
-    snprintf(cap, sizeof cap, "Parameter importance for the %s per call: how much worse each "
-             "feature's worst value is than its best, from its mean TreeSHAP contribution to "
-             "the predicted log %s (most important first). The model (gradient-boosted trees, "
-             "%u-fold) predicts held-out configurations with R\u00b2 %.2f (of the log: %.2f), "
-             "Spearman %.2f, over %zu configurations; ktune analyze --kernel %s gives the "
-             "interactions and the ablation that checks this ranking.", ktune_target_name(t),
-             ktune_target_name(t), info.folds, fit.r2, fit.r2_log, fit.spearman, fit.rows,
-             info.kernel);
+    snprintf(cap, sizeof cap, "Parameter importance for the %s per call: how much fixing "
+             "each tuning parameter at its worst value costs the best configuration, by the "
+             "model's held-out predictions (most important first; a problem field: how much "
+             "worse its worst value is than its best, from its mean TreeSHAP contribution to "
+             "the predicted log %s). The model (gradient-boosted trees, %u-fold) predicts "
+             "held-out configurations with R\u00b2 %.2f (of the log: %.2f), Spearman %.2f, "
+             "over %zu configurations; ktune analyze --kernel %s gives the mean TreeSHAP "
+             "contributions, the interactions and the ablation that checks this ranking.",
+             ktune_target_name(t), ktune_target_name(t), info.folds, fit.r2, fit.r2_log,
+             fit.spearman, fit.rows, info.kernel);
     kt_rp_fig_end(rp, npts, cap);
 }
 

@@ -18,15 +18,16 @@ static const char USAGE[] =
     "how well each model predicts configurations it was not trained on\n"
     "(k-fold cross-validation over configurations: R-squared in the\n"
     "target's units and of its log, mean absolute percentage error,\n"
-    "Spearman's rank correlation), which parameters matter, from the exact\n"
-    "TreeSHAP contributions of each configuration to the predicted log\n"
-    "(ranked by the factor between a parameter's contribution with its worst\n"
-    "value and with its best, each at the value's fastest configurations;\n"
-    "also the mean absolute contribution over all: 0.1 moves a typical\n"
-    "configuration by about 10%), their strongest interactions, the partial\n"
-    "dependence of the top parameters, and an ablation on the measurements:\n"
-    "the best time with each parameter fixed at its worst value, over the\n"
-    "best time, which should be largest for the parameter ranked first.\n\n"
+    "Spearman's rank correlation), which parameters matter where it counts\n"
+    "(ranked by what fixing each at its worst value costs the best\n"
+    "configuration by the held-out predictions, +- their error there) and on\n"
+    "average (the mean absolute TreeSHAP contribution to the predicted log:\n"
+    "0.1 moves a typical configuration by about 10%), their strongest\n"
+    "interactions, the partial dependence of the top parameters, and an\n"
+    "ablation on the measurements: the best time with each parameter fixed\n"
+    "at its worst value, over the best time, which should be largest for the\n"
+    "parameter ranked first; costs within twice the noise of their\n"
+    "difference (from the repetitions' spread) are a tie.\n\n"
     "options:\n"
     "  --kernel NAME       the kernel (required; 'ktune db best' lists them)\n"
     "  --db FILE           results database (default ktune.db)\n"
@@ -150,13 +151,19 @@ static void print_target(const ktune_analysis *an, ktune_target t, size_t nf)
         free(imp);
         return;
     }
-    printf("\n%s: importance (worst / best value, by the SHAP contribution to log %s at "
-           "each value's fastest rows; mean |SHAP|, share)\n", ktune_target_name(t),
-           ktune_target_name(t));
-    for (size_t i = 0; i < n; i++)
-        printf("  %2zu. %-16s %7.3fx %8.4f %5.1f%%\n", i + 1,
-               ktune_analysis_feature(an, imp[i].feature), exp(imp[i].range), imp[i].mean_abs,
+    printf("\n%s: importance (cost of the worst value at the best configuration, by the "
+           "held-out predictions, +- their error; worst / best value by the SHAP contribution "
+           "at each value's fastest rows; mean |SHAP|, share)\n", ktune_target_name(t));
+    for (size_t i = 0; i < n; i++) {
+        printf("  %2zu. %-16s ", i + 1, ktune_analysis_feature(an, imp[i].feature));
+        if (isnan(imp[i].cost))
+            printf("%-21s", "(problem field)");
+        else
+            printf("%6.3fx +-%4.1f%% at %-4s", imp[i].cost, 100 * expm1(imp[i].cost_sd),
+                   imp[i].worst);
+        printf(" %7.3fx %8.4f %5.1f%%\n", exp(imp[i].range), imp[i].mean_abs,
                100 * imp[i].share);
+    }
     size_t ni = ktune_analysis_interactions(an, t, inter, 5);
     if (ni)
         printf("  strongest interactions:");
@@ -177,28 +184,52 @@ static void print_target(const ktune_analysis *an, ktune_target t, size_t nf)
     free(imp);
 }
 
+/* What the check says, in one line. */
+static void print_verdict(const ktune_analysis *an, const ktune_ablation *ab, size_t n)
+{
+    size_t worst = 0, tie = 0;
+    for (size_t i = 1; i < n; i++) {
+        worst = ab[i].cost > ab[worst].cost ? i : worst;
+        if (!tie && fabs(log(ab[0].cost / ab[i].cost)) <= 2 * (isnan(ab[i].sd) ? 0 : ab[i].sd) + 1e-9)
+            tie = i;
+    }
+    const char *first = ktune_analysis_feature(an, ab[0].feature);
+    switch (ktune_analysis_check(an)) {
+    case KTUNE_CHECK_AGREE:
+        printf("importance agrees with ablation: %s, ranked first, costs the most\n", first);
+        break;
+    case KTUNE_CHECK_TIE:
+        printf("importance ties with ablation within noise: %s, ranked first, costs %.3fx, "
+               "%s (ranked %zu) %.3fx, within twice the noise (sd %.1f%%)\n", first,
+               ab[0].cost, ktune_analysis_feature(an, ab[tie].feature), tie + 1,
+               ab[tie].cost, 100 * ab[tie].sd);
+        break;
+    default:
+        printf("importance disagrees with ablation: %s, ranked %zu, costs %.3fx, more than "
+               "%s (ranked first, %.3fx)\n", ktune_analysis_feature(an, ab[worst].feature),
+               worst + 1, ab[worst].cost, first, ab[0].cost);
+    }
+}
+
 static void print_ablation(const ktune_analysis *an, size_t nf)
 {
     ktune_ablation *ab = calloc(nf + 1, sizeof *ab);
-    bool agrees = false;
-    size_t n = ab ? ktune_analysis_ablation(an, ab, nf, &agrees) : 0;
+    size_t n = ab ? ktune_analysis_ablation(an, ab, nf, NULL) : 0;
     if (n) {
-        printf("\nablation (best time with the parameter at its worst value / best time), "
-               "in the time model's order:\n");
-        size_t worst = 0;
+        printf("\nablation (best time with the parameter at its worst value / best time, "
+               "measured; the noise of its difference from the first's), in the time model's "
+               "order:\n");
         for (size_t i = 0; i < n; i++) {
-            printf("  %2zu. %-16s %8.3fx  at %s\n", i + 1,
+            printf("  %2zu. %-16s %8.3fx  at %s", i + 1,
                    ktune_analysis_feature(an, ab[i].feature), ab[i].cost, ab[i].worst);
-            worst = ab[i].cost > ab[worst].cost ? i : worst;
+            int pad = 6 - (int)strlen(ab[i].worst);
+            if (i && isnan(ab[i].sd))
+                printf("%*s sd unknown (no repetitions)", pad > 0 ? pad : 0, "");
+            else if (i)
+                printf("%*s sd %.1f%%", pad > 0 ? pad : 0, "", 100 * ab[i].sd);
+            printf("\n");
         }
-        if (agrees)
-            printf("importance agrees with ablation: %s, ranked first, costs the most\n",
-                   ktune_analysis_feature(an, ab[0].feature));
-        else
-            printf("importance disagrees with ablation: %s, ranked %zu, costs %.3fx, more "
-                   "than %s (ranked first, %.3fx)\n", ktune_analysis_feature(an, ab[worst].feature),
-                   worst + 1, ab[worst].cost, ktune_analysis_feature(an, ab[0].feature),
-                   ab[0].cost);
+        print_verdict(an, ab, n);
     }
     free(ab);
 }
@@ -252,6 +283,10 @@ static void importance_json(const ktune_analysis *an, ktune_target t, size_t nf,
         json_object_object_add(e, "range", cli_json_double(im[i].range));
         json_object_object_add(e, "mean_abs", cli_json_double(im[i].mean_abs));
         json_object_object_add(e, "share", cli_json_double(im[i].share));
+        json_object_object_add(e, "cost", cli_json_double(im[i].cost));
+        json_object_object_add(e, "cost_sd", cli_json_double(im[i].cost_sd));
+        json_object_object_add(e, "worst", im[i].worst ? json_object_new_string(im[i].worst)
+                                                       : NULL);
         json_object_array_add(imp, e);
         json_object *pts = dependence_json(an, t, im[i].feature);
         if (pts)
@@ -305,6 +340,7 @@ static json_object *ablation_json(const ktune_analysis *an, size_t nf, bool *agr
         json_object_object_add(e, "rank", json_object_new_int64((int64_t)i + 1));
         json_object_object_add(e, "worst", json_object_new_string(ab[i].worst));
         json_object_object_add(e, "cost", cli_json_double(ab[i].cost));
+        json_object_object_add(e, "sd", cli_json_double(ab[i].sd));
         json_object_array_add(arr, e);
     }
     free(ab);
@@ -335,6 +371,8 @@ static void print_json(const ktune_analysis *an)
     bool agrees = false;
     json_object_object_add(j, "ablation", ablation_json(an, in.features, &agrees));
     json_object_object_add(j, "ablation_agrees", json_object_new_boolean(agrees));
+    json_object_object_add(j, "ablation_check",
+                           json_object_new_string(ktune_check_name(ktune_analysis_check(an))));
     cli_json_print(j);
 }
 

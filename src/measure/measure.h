@@ -4,6 +4,7 @@
 #define KT_MEASURE_H
 
 #include "core/spec.h"
+#include "core/stats.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,12 +74,7 @@ bool kt_has_nan(kt_dtype t, const void *data, size_t count);
 
 /* --------------------------------------------------------------- stats */
 
-typedef struct kt_summary {
-    double median, min, p25, p75, spread;  /* spread = (p75 - p25) / median */
-} kt_summary;
-
-/* Summarise n > 0 samples (reorders them). */
-kt_summary kt_summarize(double *samples, size_t n);
+/* kt_summarize: core/stats.h */
 
 /* -------------------------------------------------------------- energy */
 

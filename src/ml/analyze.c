@@ -1,9 +1,10 @@
 /* analyze.c - what gradient-boosted models say about one kernel's
  * measurements (analyze.h): for each target, a k-fold cross-validation
- * over configurations scored in the target's own units, then a model of
- * every row whose exact TreeSHAP contributions rank the features and their
- * interactions, and whose predictions give the partial dependence of the
- * top features.  Targets are learnt as logs: times of one kernel span
+ * over configurations scored in the target's own units, whose held-out
+ * predictions rank the tuning parameters (analyze_rank.c), then a model of
+ * every row whose exact TreeSHAP contributions measure the features and
+ * their interactions, and whose predictions give the partial dependence
+ * of the top features.  Targets are learnt as logs: times of one kernel span
  * orders of magnitude, and a parameter's effect is a factor. */
 #include "ml/analyze.h"
 #include "core/util.h"
@@ -230,18 +231,17 @@ static int score(const tdata *d, const float *pred, ktune_fit *fit)
     return rc;
 }
 
+/* The fit's figures, and each row's held-out prediction (log) into pred. */
 static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *mp,
-                          ktune_fit *fit, kt_diag *diag)
+                          ktune_fit *fit, float *pred, kt_diag *diag)
 {
     size_t *perm = permutation(d->m, o->seed);
-    float *pred = malloc(d->m * sizeof *pred);
-    int rc = perm && pred ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+    int rc = perm ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     for (unsigned f = 0; rc == KT_OK && f < o->folds; f++)
         rc = run_fold(d, perm, o->folds, f, mp, pred, diag);
     if (rc == KT_OK && score(d, pred, fit) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     free(perm);
-    free(pred);
     return rc;
 }
 
@@ -278,9 +278,17 @@ static int take_sample(const tdata *d, size_t cap, uint64_t seed, sample *s)
     return rc;
 }
 
+/* Tuning parameters by their predicted cost (problem fields have none and
+ * come after), then by range and mean |SHAP|. */
 static int cmp_importance(const void *x, const void *y)
 {
     const ktune_importance *a = x, *b = y;
+    if (isnan(a->cost) != isnan(b->cost))
+        return isnan(a->cost) ? 1 : -1;
+    if (!isnan(a->cost) && a->cost != b->cost)
+        return a->cost > b->cost ? -1 : 1;
+    if (isnan(a->cost) && a->mean_abs != b->mean_abs)
+        return a->mean_abs > b->mean_abs ? -1 : 1;
     if (a->range != b->range)
         return a->range > b->range ? -1 : 1;
     if (a->mean_abs != b->mean_abs)
@@ -334,7 +342,7 @@ static int value_range(const kt_analysis *a, const sample *s, const float *c, si
 }
 
 /* Each feature's mean |contribution| and value range over the sample,
- * ranked by the range. */
+ * beside its predicted cost (analyze_rank.c), which ranks them. */
 static int importance(const kt_analysis *a, kt_xgb *b, const sample *s, kt_atarget *t,
                       kt_diag *diag)
 {
@@ -349,6 +357,9 @@ static int importance(const kt_analysis *a, kt_xgb *b, const sample *s, kt_atarg
     double sum = 0;
     for (size_t f = 0; rc == KT_OK && f < nf; f++) {
         t->imp[f].feature = f;
+        t->imp[f].cost = exp(t->cost[f]);
+        t->imp[f].cost_sd = t->cost_sd[f];
+        t->imp[f].worst = a->f[f].tuning ? a->f[f].vals[t->cost_worst[f]] : NULL;
         for (size_t i = 0; i < s->k; i++)
             t->imp[f].mean_abs += fabs(c[i * w + f]) / (double)s->k;
         sum += t->imp[f].mean_abs;
@@ -468,10 +479,16 @@ static int model_target(kt_analysis *a, int t, const ktune_analyze_opts *o, kt_d
     params_init(&mp, o);
     tdata d;
     int rc = tdata_make(a, t, &d) == KT_OK ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+    float *held = rc == KT_OK ? malloc((d.m + 1) * sizeof *held) : NULL;
+    if (rc == KT_OK && !held)
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK)
-        rc = cross_validate(&d, o, &mp, &a->t[t].fit, diag);
+        rc = cross_validate(&d, o, &mp, &a->t[t].fit, held, diag);
+    if (rc == KT_OK) /* before explain: the ranking orders what it reports */
+        rc = kt_analysis_rank(a, t, d.row, held, d.m, diag);
     if (rc == KT_OK)
         rc = explain(a, &d, o, &mp, &a->t[t], diag);
+    free(held);
     tdata_free(&d);
     a->t[t].done = rc == KT_OK;
     a->t[t].fit.seconds = kt_now() - t0;

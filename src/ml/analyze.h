@@ -1,9 +1,13 @@
 /* analyze.h - the internals of `ktune analyze` (include/ktune.h,
  * "analysis"): one kernel's stored measurements as coded features and
  * targets (analyze_data.c, which also ablates the tuning parameters on the
- * measurements), and what gradient-boosted models say about them
+ * measurements), what gradient-boosted models say about them
  * (analyze.c: cross-validation, TreeSHAP importance and interactions,
- * partial dependence).  The public handle is this struct itself. */
+ * partial dependence), and the ranking of the tuning parameters by what
+ * the held-out predictions say fixing each at its worst value costs, with
+ * its check on the measurements (analyze_rank.c: the ablation, ties
+ * within the repetitions' noise).  The public handle is this struct
+ * itself. */
 #ifndef KT_ANALYZE_H
 #define KT_ANALYZE_H
 
@@ -27,6 +31,12 @@ typedef struct kt_atarget {
     bool done;
     ktune_fit fit;
     ktune_importance *imp;       /* nf, most important first */
+    double *cost;                /* nf: log of the predicted cost of each
+                                    feature's worst value (NAN: a problem
+                                    field), from the held-out predictions */
+    double *cost_sd;             /* nf: its uncertainty (log), from those
+                                    predictions' errors */
+    uint32_t *cost_worst;        /* nf: that worst value's index */
     ktune_interaction *inter;    /* ninter pairs, strongest first */
     size_t ninter;
     size_t npd;                  /* features with a partial dependence */
@@ -42,11 +52,14 @@ struct ktune_analysis {
     uint32_t *code;                  /* n x nf: each row's value index */
     uint32_t *prob;                  /* n: each row's problem index */
     double *y[KTUNE_TARGET_COUNT];   /* n each; NAN where not read */
+    double *noise;                   /* n: a time's relative standard
+                                        deviation from its repetitions'
+                                        spread; NAN where unknown */
     unsigned folds;
     kt_atarget t[KTUNE_TARGET_COUNT];
     ktune_ablation *abl;             /* nabl tuning parameters */
     size_t nabl;
-    bool agrees;
+    ktune_check check;               /* the ablation's verdict */
 };
 
 /* The fewest rows an analysis with folds folds takes. */
@@ -58,9 +71,16 @@ size_t kt_analysis_min_rows(unsigned folds);
 int kt_analysis_load(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out,
                      kt_diag *diag);
 
+/* Target t's predicted cost of each feature's worst value into a->t[t]
+ * (cost, cost_sd, cost_worst), from the held-out predictions pred (log)
+ * of the m analysis rows row. */
+int kt_analysis_rank(kt_analysis *a, int t, const size_t *row, const float *pred, size_t m,
+                     kt_diag *diag);
+
 /* Ablate the ntuning tuning parameters, listed in order (feature indices,
- * most important first), on the measured times, and say whether the
- * first costs at least as much as every other. */
+ * most important first), on the measured times, and judge whether the
+ * first costs more than every other beyond the measurements' noise
+ * (a->check). */
 int kt_analysis_ablate(kt_analysis *a, const size_t *order, kt_diag *diag);
 
 /* The whole analysis (ktune_analyze without its argument checks). */

@@ -1,7 +1,7 @@
 /* analyze_data.c - one kernel's stored ok measurements as an analysis's
  * data (analyze.h): each varying tuning parameter and problem field a
- * feature with its distinct values, each row's value codes and targets;
- * and the ablation of the tuning parameters on the measured times. */
+ * feature with its distinct values, each row's value codes, targets and
+ * the noise of each time (from its repetitions). */
 #include "ml/analyze.h"
 #include "core/util.h"
 
@@ -14,6 +14,7 @@ typedef struct raw_rows {
     size_t n, cap;
     char **config, **problem;
     double *y[KTUNE_TARGET_COUNT];
+    double *noise;         /* relative sd of each time; NAN: unknown */
     char *device;          /* the first row's */
     char others[200];      /* other devices met, "a, b" */
     bool several;
@@ -34,11 +35,14 @@ static bool raw_grow(raw_rows *r)
     if (p)
         r->problem = p;
     bool ok = c && p;
-    for (int t = 0; ok && t < KTUNE_TARGET_COUNT; t++) {
-        double *y = realloc(r->y[t], cap * sizeof *y);
+    double **cols[KTUNE_TARGET_COUNT + 1] = {&r->noise};
+    for (int t = 0; t < KTUNE_TARGET_COUNT; t++)
+        cols[t + 1] = &r->y[t];
+    for (int t = 0; ok && t <= KTUNE_TARGET_COUNT; t++) {
+        double *y = realloc(*cols[t], cap * sizeof *y);
         ok = y != NULL;
         if (ok)
-            r->y[t] = y;
+            *cols[t] = y;
     }
     if (ok)
         r->cap = cap;
@@ -72,6 +76,13 @@ static int take_row(void *user, const kt_db_row *row)
     r->y[KTUNE_TARGET_TIME][r->n] = row->result.time_ms;
     r->y[KTUNE_TARGET_ENERGY][r->n] = reading(row->result.energy_j);
     r->y[KTUNE_TARGET_POWER][r->n] = reading(row->result.power_w);
+    /* the interquartile range of a normal distribution is 1.349 sd; one
+     * repetition's spread, not the mean's: the repetitions of one run
+     * share the device's state, which the next run may not.  One
+     * repetition has no spread (reps 0: a count the recording left out) */
+    double spread = row->result.spread;
+    r->noise[r->n] = isfinite(spread) && spread >= 0 && row->result.reps != 1
+                         ? spread / 1.349 : NAN;
     r->n++;
     if (!r->config[r->n - 1] || !r->problem[r->n - 1])
         return r->rc = KT_ENOMEM;
@@ -88,6 +99,7 @@ static void raw_free(raw_rows *r)
     free(r->problem);
     for (int t = 0; t < KTUNE_TARGET_COUNT; t++)
         free(r->y[t]);
+    free(r->noise);
     free(r->device);
 }
 
@@ -352,6 +364,8 @@ int kt_analysis_load(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out,
         r.device = NULL;
         memcpy(a->y, r.y, sizeof a->y);
         memset(r.y, 0, sizeof r.y);
+        a->noise = r.noise;
+        r.noise = NULL;
         rc = a->kernel ? code_rows(a, &r, diag) : kt_fail(diag, KT_ENOMEM, "out of memory");
     }
     if (rc == KT_OK && a->ntuning == 0)
@@ -366,68 +380,6 @@ int kt_analysis_load(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out,
     return KT_OK;
 }
 
-/* ------------------------------------------------------------ ablation */
-
-/* The cost of fixing tuning feature f at its worst value, and that value. */
-static int ablate_one(const kt_analysis *a, size_t f, const double *best, ktune_ablation *out)
-{
-    size_t nv = a->f[f].nvals, np = a->problems;
-    double *b = malloc(nv * np * sizeof *b);
-    if (!b)
-        return KT_ENOMEM;
-    for (size_t i = 0; i < nv * np; i++)
-        b[i] = INFINITY;
-    const double *t = a->y[KTUNE_TARGET_TIME];
-    for (size_t i = 0; i < a->n; i++) {
-        double *cell = &b[a->code[i * a->nf + f] * np + a->prob[i]];
-        *cell = t[i] < *cell ? t[i] : *cell;
-    }
-    *out = (ktune_ablation){.feature = f, .worst = a->f[f].vals[0], .cost = 1};
-    for (size_t v = 0; v < nv; v++) {
-        double sum = 0;
-        size_t seen = 0;
-        for (size_t p = 0; p < np; p++)
-            if (isfinite(b[v * np + p])) {
-                sum += log(b[v * np + p] / best[p]);
-                seen++;
-            }
-        double cost = seen ? exp(sum / (double)seen) : 1;
-        if (cost > out->cost)
-            *out = (ktune_ablation){.feature = f, .worst = a->f[f].vals[v], .cost = cost};
-    }
-    free(b);
-    return KT_OK;
-}
-
-int kt_analysis_ablate(kt_analysis *a, const size_t *order, kt_diag *diag)
-{
-    double *best = malloc(a->problems * sizeof *best);
-    a->abl = calloc(a->ntuning, sizeof *a->abl);
-    if (!best || !a->abl) {
-        free(best);
-        return kt_fail(diag, KT_ENOMEM, "out of memory");
-    }
-    for (size_t p = 0; p < a->problems; p++)
-        best[p] = INFINITY;
-    for (size_t i = 0; i < a->n; i++)
-        if (a->y[KTUNE_TARGET_TIME][i] < best[a->prob[i]])
-            best[a->prob[i]] = a->y[KTUNE_TARGET_TIME][i];
-    int rc = KT_OK;
-    for (size_t i = 0; rc == KT_OK && i < a->ntuning; i++)
-        rc = ablate_one(a, order[i], best, &a->abl[i]);
-    free(best);
-    if (rc != KT_OK)
-        return kt_fail(diag, rc, "out of memory");
-    a->nabl = a->ntuning;
-    a->agrees = true;
-    /* a tie within rounding counts: two parameters that each pin the
-     * optimum's neighbourhood can cost the same */
-    for (size_t i = 1; i < a->nabl; i++)
-        if (a->abl[i].cost > a->abl[0].cost * (1 + 1e-9))
-            a->agrees = false;
-    return KT_OK;
-}
-
 static void free_target(kt_atarget *t)
 {
     free(t->imp);
@@ -437,6 +389,9 @@ static void free_target(kt_atarget *t)
     free(t->pd);
     free(t->pd_n);
     free(t->pd_feature);
+    free(t->cost);
+    free(t->cost_sd);
+    free(t->cost_worst);
 }
 
 void kt_analysis_free(kt_analysis *a)
@@ -453,6 +408,7 @@ void kt_analysis_free(kt_analysis *a)
         free_target(&a->t[t]);
     }
     free(a->abl);
+    free(a->noise);
     free(a->kernel);
     free(a->device);
     free(a);

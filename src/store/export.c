@@ -343,7 +343,8 @@ static json_object *kerneltuner_time(const char *created)
 
 /* An entry as Kernel Tuner writes it: the parameters, time (or a
  * failure's marker) and its overheads in ms, the clock as its NVML
- * observer names it. */
+ * observer names it; and the spread of the repetitions, which Kernel
+ * Tuner would keep as "times" and ktune keeps as one number. */
 static json_object *cache_entry(const kt_db_row *row, char **names, char **values,
                                 size_t n)
 {
@@ -355,6 +356,8 @@ static json_object *cache_entry(const kt_db_row *row, char **names, char **value
     json_object_object_add(e, "time", ok ? json_object_new_double(r->time_ms)
                                          : json_object_new_string(t4_failure(r->status)));
     json_object_object_add(e, "times", json_object_new_array());
+    if (ok && isfinite(r->spread)) /* ktune's key: the repetitions' noise (kerneltuner.c) */
+        json_object_object_add(e, "spread", json_object_new_double(r->spread));
     if (ok && !isnan(r->energy_j))
         json_object_object_add(e, "energy", json_object_new_double(r->energy_j));
     if (ok && !isnan(r->power_w))

@@ -1,5 +1,6 @@
 /* kerneltuner.c - a Kernel Tuner cache file stored as measurements. */
 #include "store/kerneltuner.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "store/import_names.h"
 #include "store/json_file.h"
@@ -135,21 +136,33 @@ static double number_of(json_object *entry, const char *const *names)
     return NAN;
 }
 
-/* The fastest of "times" and how many; reps 0 without them. */
-static void repetitions(json_object *entry, kt_result *r)
+/* The fastest of "times", how many and their spread as ktune's worker
+ * computes it; reps 0 without them.  A trimmed copy that dropped the
+ * repetitions may keep their spread as "spread" (bench/data/public). */
+static int repetitions(json_object *entry, kt_result *r)
 {
+    static const char *const SPREAD[] = {"spread", NULL};
     json_object *times = NULL;
     r->min_ms = r->time_ms;
+    double spread = number_of(entry, SPREAD);
+    r->spread = spread >= 0 ? spread : NAN;
     if (!json_object_object_get_ex(entry, "times", &times) ||
         !json_object_is_type(times, json_type_array))
-        return;
+        return KT_OK;
     size_t n = json_object_array_length(times);
-    for (size_t i = 0; i < n; i++) {
-        double t = json_object_get_double(json_object_array_get_idx(times, i));
-        if (i == 0 || t < r->min_ms)
-            r->min_ms = t;
+    double *t = malloc((n + 1) * sizeof *t);
+    if (!t)
+        return KT_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        t[i] = json_object_get_double(json_object_array_get_idx(times, i));
+    if (n > 0) {
+        kt_summary s = kt_summarize(t, n);
+        r->min_ms = s.min;
+        r->spread = n > 1 ? s.spread : r->spread;
     }
+    free(t);
     r->reps = n > 1000000000 ? 1000000000 : (int)n;
+    return KT_OK;
 }
 
 static int entry_result(importer *im, const char *key, json_object *entry, kt_result *r)
@@ -176,8 +189,8 @@ static int entry_result(importer *im, const char *key, json_object *entry, kt_re
     if (!(r->time_ms >= 0))
         return kt_fail(im->diag, KT_EFORMAT, "%s: cache entry '%s': no numeric 'time' "
                        "and no failure marker", im->path, key);
-    repetitions(entry, r);
-    return KT_OK;
+    return repetitions(entry, r) == KT_OK ? KT_OK
+                                          : kt_fail(im->diag, KT_ENOMEM, "out of memory");
 }
 
 /* The configuration key of the entry "v1,v2,...": NAME=v1,... */

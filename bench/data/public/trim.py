@@ -5,7 +5,11 @@ they are and where they come from).
 
 Each output keeps Kernel Tuner's cache layout with only what a replay needs:
 device_name, kernel_name, problem_size, tune_params_keys, tune_params and,
-per entry, its "time" (ms, 6 significant digits) or its failure marker.
+per entry, its "time" (ms, 6 significant digits) or its failure marker,
+and the spread of the repetitions it was the mean of ("spread": (p75 -
+p25) / median, 2 significant digits; the repetitions themselves would
+make the files ten times larger), which ktune's import stores as the
+row's spread and `ktune analyze` reads as the measurement's noise.
 
 usage: trim.py HUB_REPO_GIT_DIR OUT_DIR
 """
@@ -27,10 +31,29 @@ SOURCES = (
 DEVICE_FIX = {"": "AMD Instinct MI250X"}
 
 
+def quantile(xs, q):
+    """Linear interpolation between the closest ranks, as ktune's worker."""
+    pos = q * (len(xs) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def spread(times):
+    """(p75 - p25) / median of the repetitions, as ktune stores it."""
+    xs = sorted(times)
+    med = quantile(xs, 0.5)
+    return (quantile(xs, 0.75) - quantile(xs, 0.25)) / med if med > 0 else 0.0
+
+
 def entry(e):
     t = e.get("time")
     if isinstance(t, (int, float)):
-        return {"time": float(f"{t:.6g}")}
+        out = {"time": float(f"{t:.6g}")}
+        times = e.get("times")
+        if isinstance(times, list) and len(times) > 1:
+            out["spread"] = float(f"{spread(times):.2g}")
+        return out
     if isinstance(t, str):
         return {"time": t}
     raise ValueError(f"entry without a time or marker: {e}")

@@ -1,5 +1,7 @@
-/* stats.c - order statistics of repeated timings. */
-#include "measure/measure.h"
+/* stats.c - order statistics of repeated timings (core/stats.h): the
+ * worker summarises its repetitions with them, and an import of a
+ * recording that kept its repetitions does the same. */
+#include "core/stats.h"
 
 #include <stdlib.h>
 
