@@ -913,9 +913,16 @@ KTUNE_API void ktune_blas_set_threads(int n);
 /* Train a model of kernel's results in db into *out (ktune_model_free):
  * each problem's best ok configuration, or every ok measurement for a
  * method with every_measurement.  Without a method (NULL or "auto") the
- * candidates knn, xgboost, encdec and ensemble are trained on most of the
- * training part and scored on the rest of it (a seeded inner split, 10 to
- * 25% of it; the held-out part is never read), the one with the best
+ * candidates knn, xgboost, encdec and ensemble (and below 2,000 training
+ * problems mix) are trained on most of the training part and scored on
+ * the rest of it (a seeded inner split, 10 to 25% of it; the held-out part
+ * is never read); where where selects a cell of fewer than 2,000 training
+ * problems and the kernel has problems with other values of where's
+ * fields, all but knn are also
+ * tried pooled: trained on those problems' training parts too (each
+ * split as its own run would split it, so the cell's held-out problems
+ * are the same and no sibling's held-out problem is trained on), the
+ * fields as inputs.  The one with the best
  * perfect prediction at top-1 plus top-10 (the earlier on a tie) is
  * trained again on the whole training part, and the model keeps every
  * candidate's scores (ktune_model_candidate_at).  Returns 0; KTUNE_EINVAL for a NULL
@@ -964,6 +971,11 @@ typedef struct ktune_model_candidate {
                                 configuration was the first prediction,
                                 among the first 10 (unconstrained beam) */
     bool chosen;             /* the model's method */
+    bool pooled;             /* trained on the problems of the kernel that
+                                differ from --where's in its fields too
+                                (FP32 and BF16 for an FP16 model), the
+                                fields being inputs; tried where the
+                                training part is below 2,000 problems */
 } ktune_model_candidate;
 
 /* The i-th candidate (i = 0, 1, ..., in the order tried) into *out; 0,

@@ -86,17 +86,17 @@ static void test_the_method_that_must_win_is_chosen(void)
     CHECK_STR(info.method, "xgboost");
     CHECK(info.ntrain == 96 && info.ntest == 24);
     CHECK_EQ_INT(info.nvalidation, 24); /* a quarter of a small training part */
-    ktune_model_candidate c[4];
-    const char *names[] = {"knn", "xgboost", "encdec", "ensemble"};
-    for (size_t i = 0; i < 4; i++) {
+    ktune_model_candidate c[5];
+    const char *names[] = {"knn", "xgboost", "encdec", "ensemble", "mix"};
+    for (size_t i = 0; i < 5; i++) {
         CHECK(ktune_model_candidate_at(m, i, &c[i]) == KTUNE_OK);
         CHECK_STR(c[i].method, names[i]);
         CHECK(c[i].chosen == (i == 1));
         CHECK(c[i].top1 <= c[i].top10);
     }
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 5; i++)
         CHECK(c[i].top1 + c[i].top10 <= c[1].top1 + c[1].top10);
-    CHECK(ktune_model_candidate_at(m, 4, &c[0]) == KTUNE_ENOTFOUND);
+    CHECK(ktune_model_candidate_at(m, 5, &c[0]) == KTUNE_ENOTFOUND);
     CHECK_NEAR(c[1].top1, 100, 1e-9);
     CHECK(c[0].top1 < 90); /* knn is fooled by the noise */
     ktune_model_free(m);

@@ -17,12 +17,17 @@ static const char USAGE[] =
     "  --kernel NAME       the kernel (for imported MIOpen data: the solver)\n"
     "  --where F=V,...     only problems with these field values, e.g.\n"
     "                      data_type=FP32 (the paper's \"Full\"), FP16 (\"Half\")\n"
-    "  --model METHOD      auto (the default): knn, xgboost, encdec and ensemble\n"
-    "                      are trained on most of the training part and scored\n"
-    "                      on the rest of it (never the held-out part); the\n"
-    "                      best at perfect top-1 plus top-10 is trained again\n"
-    "                      on the whole training part; each training stops\n"
-    "                      after --seconds (25). Or one method:\n"
+    "  --model METHOD      auto (the default): knn, xgboost, encdec, ensemble\n"
+    "                      (and below 2,000 training problems mix) are\n"
+    "                      trained on most of the training part and scored on\n"
+    "                      the rest of it (never the held-out part); below\n"
+    "                      2,000, with --where and problems of other --where\n"
+    "                      values (FP32 beside FP16), all but knn also pooled:\n"
+    "                      trained on those problems' training parts too;\n"
+    "                      the best at perfect\n"
+    "                      top-1 plus top-10 is trained again on the whole\n"
+    "                      training part; each training stops after --seconds\n"
+    "                      (25). Or one method:\n"
     "                      knn (k nearest neighbours), naive_bayes\n"
     "                      (Gaussian), tree (CART), forest (30 random trees),\n"
     "                      svc (libsvm); the paper's sequence models encdec,\n"
@@ -30,7 +35,8 @@ static const char USAGE[] =
     "                      mixed with a chain over the 20 nearest problems);\n"
     "                      xgboost (a chain of gradient-boosted classifiers,\n"
     "                      one per parameter, each reading the parameters\n"
-    "                      chosen before it); cost (a performance model: XGBoost\n"
+    "                      chosen before it); mix (xgboost and encdec\n"
+    "                      averaged); cost (a performance model: XGBoost\n"
     "                      regression of every measurement's time relative to\n"
     "                      its problem's best, ranking whole configurations;\n"
     "                      needs --holdout 0, --epochs: its rounds, 300)\n"
@@ -80,8 +86,8 @@ static void print_choice(const ktune_model *m, const ktune_model_info *info)
     printf("method chosen on %zu of the %zu training samples (perfect top-1 / top-10 %%):",
            info->nvalidation, info->ntrain);
     for (size_t i = 0; ktune_model_candidate_at(m, i, &c) == KTUNE_OK; i++)
-        printf("%s %s %.1f / %.1f%s", i ? "," : "", c.method, c.top1, c.top10,
-               c.chosen ? " (chosen)" : "");
+        printf("%s %s%s %.1f / %.1f%s", i ? "," : "", c.method, c.pooled ? " pooled" : "",
+               c.top1, c.top10, c.chosen ? " (chosen)" : "");
     printf("\n");
 }
 
@@ -96,6 +102,7 @@ static json_object *choice_json(const ktune_model *m)
         json_object_object_add(o, "top1", json_object_new_double(c.top1));
         json_object_object_add(o, "top10", json_object_new_double(c.top10));
         json_object_object_add(o, "chosen", json_object_new_boolean(c.chosen));
+        json_object_object_add(o, "pooled", json_object_new_boolean(c.pooled));
         json_object_array_add(a, o);
     }
     return a;

@@ -14,7 +14,14 @@
  * training is bounded in time (DEF_SECONDS each unless the caller gives
  * seconds), so choosing costs at most a few such budgets.  With too few
  * samples to validate on, the first candidate is trained and nothing is
- * recorded. */
+ * recorded.
+ *
+ * On a small cell (below POOL_BELOW training samples) two more kinds of
+ * candidate are tried: "mix", scored from the xgboost and encdec models
+ * already trained (kt_method.parts), and, when training was given a pool
+ * (pool.c), every method that can pool trained on the cell's inner
+ * training part plus its siblings' training parts, validated on the same
+ * validation samples as the others. */
 #include "core/util.h"
 #include "ml/evaluate.h"
 #include "ml/model_impl.h"
@@ -22,13 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Cheapest first: a tie goes to the cheaper method. */
+/* Cheapest first: a tie goes to the cheaper method.  Then, when training
+ * was given a pool (its cell has siblings), the methods that can pool,
+ * trained on the cell's and its siblings' training parts: a tie goes to
+ * the cell's own data. */
 static const kt_method *const CANDIDATES[] = {
-    &kt_method_knn, &kt_method_xgboost, &kt_method_encdec, &kt_method_ensemble,
+    &kt_method_knn, &kt_method_xgboost, &kt_method_encdec, &kt_method_ensemble, &kt_method_mix,
 };
 /* Below MIN_TRAIN training samples nothing is left to validate on: the
- * first candidate is trained, unscored. */
-enum { NCAND = sizeof CANDIDATES / sizeof *CANDIDATES, MIN_VALIDATION = 200, MIN_TRAIN = 8 };
+ * first candidate is trained, unscored.  Pooling, and methods made of
+ * parts, are tried below POOL_BELOW training samples, where data is
+ * scarce: on the large cells the methods win without them, and their
+ * training would double the cost there. */
+enum { NMETHOD = sizeof CANDIDATES / sizeof *CANDIDATES, NCAND = 2 * NMETHOD,
+       MIN_VALIDATION = 200, MIN_TRAIN = 8, POOL_BELOW = 2000, MAX_PARTS = 8 };
 #define DEF_SECONDS 25.0
 
 /* The share of n training samples that validates: enough problems for
@@ -37,33 +51,6 @@ static double validation_share(size_t n)
 {
     double s = n ? (double)MIN_VALIDATION / (double)n : 1;
     return s < 0.1 ? 0.1 : s > 0.25 ? 0.25 : s;
-}
-
-/* Samples idx of d as a dataset that borrows d's names, vocabularies and
- * keys (subset_free frees only what it made). */
-static int subset(const kt_dataset *d, const size_t *idx, size_t n, kt_dataset *s)
-{
-    *s = (kt_dataset){.kernel = d->kernel, .n = n, .nin = d->nin, .nout = d->nout,
-                      .in_names = d->in_names, .out_names = d->out_names,
-                      .in_vocab = d->in_vocab, .out_vocab = d->out_vocab};
-    s->x = malloc((n * d->nin + 1) * sizeof *s->x);
-    s->xnum = malloc((n * d->nin + 1) * sizeof *s->xnum);
-    s->y = malloc((n * d->nout + 1) * sizeof *s->y);
-    s->problem = malloc((n + 1) * sizeof *s->problem);
-    if (!s->x || !s->xnum || !s->y || !s->problem)
-        return KT_ENOMEM;
-    kt_dataset_rows(d, idx, n, s->x, s->xnum, s->y);
-    for (size_t i = 0; i < n; i++)
-        s->problem[i] = d->problem[idx[i]];
-    return KT_OK;
-}
-
-static void subset_free(kt_dataset *s)
-{
-    free(s->x);
-    free(s->xnum);
-    free(s->y);
-    free(s->problem);
 }
 
 /* m's perfect prediction at top-1 and top-10 on the samples it held out. */
@@ -78,35 +65,143 @@ static int score(const kt_model *m, ktune_model_candidate *c, kt_diag *diag)
     return rc;
 }
 
-/* Train candidate i on the inner split (or reuse the model of the method
- * it is trained as) and score it; models[i] keeps what it trained. */
-static int try_candidate(const kt_dataset *inner, const kt_train_opts *io, size_t i,
+/* The data the candidates learn from: the cell's training part (inner,
+ * split again by the holdout of the options), and with a pool the same
+ * inner split as indices into the pool's samples, the siblings' training
+ * parts after the cell's. */
+typedef struct inner_data {
+    kt_dataset cell;            /* the cell's training part */
+    const kt_pool *pool;        /* NULL: no pooled candidates */
+    bool small;                 /* below POOL_BELOW training samples */
+    size_t *train, ntrain;      /* pooled: the inner training samples */
+    size_t *test, ntest;        /* pooled: the validation samples */
+} inner_data;
+
+/* The inner split of the cell's training part tr (indices into the
+ * pool's cell), mapped to the pool's samples. */
+static int pool_inner(inner_data *in, const kt_train_opts *io)
+{
+    const kt_pool *p = in->pool;
+    size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0;
+    int rc = kt_dataset_split(&in->cell, io->holdout, io->seed, io->split_ignore, &tr,
+                              &ntr, &te, &nte);
+    in->train = rc == KT_OK ? malloc((ntr + p->nextra + 1) * sizeof *in->train) : NULL;
+    in->test = rc == KT_OK ? malloc((nte + 1) * sizeof *in->test) : NULL;
+    if (rc == KT_OK && (!in->train || !in->test))
+        rc = KT_ENOMEM;
+    for (size_t i = 0; rc == KT_OK && i < ntr; i++)
+        in->train[i] = p->train[tr[i]];
+    for (size_t i = 0; rc == KT_OK && i < nte; i++)
+        in->test[i] = p->train[te[i]];
+    if (rc == KT_OK) {
+        memcpy(in->train + ntr, p->extra, p->nextra * sizeof *in->train);
+        in->ntrain = ntr + p->nextra;
+        in->ntest = nte;
+    }
+    free(tr);
+    free(te);
+    return rc;
+}
+
+static void inner_free(inner_data *in)
+{
+    kt_dataset_subset_free(&in->cell);
+    free(in->train);
+    free(in->test);
+}
+
+/* Candidate i's method; the second half of the list pools. */
+static const kt_method *cand_method(size_t i) { return CANDIDATES[i % NMETHOD]; }
+static bool cand_pooled(size_t i) { return i >= NMETHOD; }
+
+/* Whether candidate i is tried: the pooled ones only with a pool, and for
+ * methods that can learn across cells; a method made of parts (mix) only
+ * on a small training part, as its final training costs all its parts'. */
+static bool cand_tried(const inner_data *in, size_t i)
+{
+    if (cand_method(i)->parts && !in->small)
+        return false;
+    return !cand_pooled(i) || (in->pool && cand_method(i)->pools);
+}
+
+/* The model of an earlier candidate of method pm trained on the same data
+ * as candidate i (pooled or not); NULL if none. */
+static kt_model *trained_as(kt_model *const *models, size_t i, const kt_method *pm)
+{
+    for (size_t j = 0; j < i; j++)
+        if (cand_method(j) == pm && cand_pooled(j) == cand_pooled(i) && models[j])
+            return models[j];
+    return NULL;
+}
+
+/* Score candidate i from the models already trained, where its method is
+ * one of them read otherwise (fit_of) or made of them (parts); *done false
+ * when it must be trained. */
+static int score_reused(kt_model *const *models, size_t i, ktune_model_candidate *c,
+                        bool *done, kt_diag *diag)
+{
+    const kt_method *cm = cand_method(i);
+    void *states[MAX_PARTS];
+    kt_model *m = cm->fit_of ? trained_as(models, i, cm->fit_of) : NULL;
+    bool all = true;
+    for (size_t p = 0; cm->parts && p < MAX_PARTS && cm->parts[p]; p++) {
+        kt_model *pm = trained_as(models, i, cm->parts[p]);
+        all &= pm != NULL;
+        states[p] = pm ? pm->state : NULL;
+        m = p == 0 ? pm : m; /* any of them holds the data */
+    }
+    m = all ? m : NULL;
+    if (!(*done = m != NULL))
+        return KT_OK;
+    const kt_method *own = m->method;
+    void *state = m->state;
+    m->method = cm; /* the same state read as cm's, or the parts' joined */
+    if (cm->parts && !(m->state = cm->join(states))) {
+        m->method = own;
+        m->state = state;
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    }
+    int rc = score(m, c, diag);
+    if (cm->parts)
+        cm->free(m->state);
+    m->method = own;
+    m->state = state;
+    return rc;
+}
+
+/* Train candidate i on the inner split (or reuse the models of the methods
+ * it is trained as, on the same data) and score it; models[i] keeps what
+ * it trained. */
+static int try_candidate(const inner_data *in, const kt_train_opts *io, size_t i,
                          kt_model **models, ktune_model_candidate *c, kt_diag *diag)
 {
-    const kt_method *cm = CANDIDATES[i];
-    *c = (ktune_model_candidate){.method = cm->name};
-    for (size_t j = 0; j < i; j++)
-        if (cm->fit_of == CANDIDATES[j] && models[j]) {
-            kt_model *m = models[j]; /* the same state read as cm's */
-            m->method = cm;
-            int rc = score(m, c, diag);
-            m->method = CANDIDATES[j];
-            return rc;
-        }
+    const kt_method *cm = cand_method(i);
+    *c = (ktune_model_candidate){.method = cm->name, .pooled = cand_pooled(i)};
+    bool done;
+    int rc = score_reused(models, i, c, &done, diag);
+    if (done || rc != KT_OK)
+        return rc;
     kt_train_opts co = *io;
     co.method = cm->name;
-    int rc = kt_model_train(inner, &co, &models[i], diag);
+    rc = c->pooled ? kt_model_train_on(in->pool->all, in->train, in->ntrain, in->test,
+                                       in->ntest, &co, &models[i], diag)
+                   : kt_model_train(&in->cell, &co, &models[i], diag);
     return rc == KT_OK ? score(models[i], c, diag) : rc;
 }
 
-/* The candidates' scores into cand (NCAND), and the validation size. */
-static int try_all(const kt_dataset *inner, const kt_train_opts *io,
+/* The candidates' scores into cand (NCAND; the untried ones are marked so)
+ * and the validation size. */
+static int try_all(const inner_data *in, const kt_train_opts *io,
                    ktune_model_candidate *cand, size_t *nval, kt_diag *diag)
 {
     kt_model *models[NCAND] = {0};
     int rc = KT_OK;
+    for (size_t i = 0; i < NCAND; i++)
+        cand[i] = (ktune_model_candidate){.method = cand_method(i)->name,
+                                          .pooled = cand_pooled(i), .top1 = -1};
     for (size_t i = 0; rc == KT_OK && i < NCAND; i++)
-        rc = try_candidate(inner, io, i, models, &cand[i], diag);
+        if (cand_tried(in, i))
+            rc = try_candidate(in, io, i, models, &cand[i], diag);
     *nval = models[0] ? models[0]->test.n : 0;
     for (size_t i = 0; i < NCAND; i++)
         kt_model_free(models[i]);
@@ -117,50 +212,82 @@ static size_t best_of(const ktune_model_candidate *cand)
 {
     size_t best = 0;
     for (size_t i = 1; i < NCAND; i++)
-        if (cand[i].top1 + cand[i].top10 > cand[best].top1 + cand[best].top10)
+        if (cand[i].top1 >= 0 &&
+            cand[i].top1 + cand[i].top10 > cand[best].top1 + cand[best].top10)
             best = i;
     return best;
 }
 
-int kt_model_choose(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
-                    kt_diag *diag)
+/* Train candidate i's method on the whole training part (pooled or not). */
+static int train_final(const kt_dataset *d, const kt_pool *pool, const kt_train_opts *fo,
+                       bool pooled, kt_model **out, kt_diag *diag)
+{
+    if (!pooled)
+        return kt_model_train(d, fo, out, diag);
+    size_t n = pool->ntrain + pool->nextra, *tr = malloc((n + 1) * sizeof *tr);
+    if (!tr)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    memcpy(tr, pool->train, pool->ntrain * sizeof *tr);
+    memcpy(tr + pool->ntrain, pool->extra, pool->nextra * sizeof *tr);
+    int rc = kt_model_train_on(pool->all, tr, n, pool->test, pool->ntest, fo, out, diag);
+    free(tr);
+    return rc;
+}
+
+/* Keep the tried candidates' scores in m, marking the one trained. */
+static int record(kt_model *m, const ktune_model_candidate *cand, size_t chosen,
+                  size_t nval, kt_diag *diag)
+{
+    if (!(m->cand = calloc(NCAND, sizeof *m->cand)))
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < NCAND; i++)
+        if (cand[i].top1 >= 0) {
+            m->cand[m->ncand] = cand[i];
+            m->cand[m->ncand++].chosen = i == chosen;
+        }
+    m->nval = nval;
+    return KT_OK;
+}
+
+int kt_model_choose(const kt_dataset *d, const kt_pool *pool, const kt_train_opts *o,
+                    kt_model **out, kt_diag *diag)
 {
     *out = NULL;
     if (!(o->holdout >= 0 && o->holdout < 1))
         return kt_fail(diag, KT_EINVAL, "--holdout must be at least 0 and below 1");
-    size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0, nval = 0;
-    kt_dataset inner = {0};
+    size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0, nval = 0, chosen = 0;
     ktune_model_candidate cand[NCAND];
     kt_train_opts io = *o;
     io.seconds = o->seconds > 0 ? o->seconds : DEF_SECONDS;
     int rc = kt_dataset_split(d, o->holdout, o->seed, o->split_ignore, &tr, &ntr, &te, &nte);
     bool few = ntr < MIN_TRAIN;
-    if (rc == KT_OK && !few)
-        rc = subset(d, tr, ntr, &inner);
-    if (rc != KT_OK) /* either fails only for memory */
-        rc = kt_fail(diag, rc, "out of memory");
+    /* the pool must be d's cell, split as d is */
+    inner_data in = {.pool = pool && ntr < POOL_BELOW && pool->ntrain == ntr &&
+                                     pool->ntest == nte ? pool : NULL,
+                     .small = ntr < POOL_BELOW};
     io.holdout = validation_share(ntr);
     if (rc == KT_OK && !few)
-        rc = try_all(&inner, &io, cand, &nval, diag);
-    subset_free(&inner);
+        rc = kt_dataset_subset(d, tr, ntr, &in.cell);
+    if (rc == KT_OK && !few && in.pool)
+        rc = pool_inner(&in, &io);
+    if (rc != KT_OK) /* these fail only for memory */
+        rc = kt_fail(diag, rc, "out of memory");
+    if (rc == KT_OK && !few)
+        rc = try_all(&in, &io, cand, &nval, diag);
+    inner_free(&in);
     free(tr);
     free(te);
     if (rc != KT_OK)
         return rc;
     kt_train_opts fo = io;
     fo.holdout = o->holdout;
-    fo.method = CANDIDATES[few ? 0 : best_of(cand)]->name;
-    if ((rc = kt_model_train(d, &fo, out, diag)) != KT_OK || few)
+    chosen = few ? 0 : best_of(cand);
+    fo.method = cand_method(chosen)->name;
+    if ((rc = train_final(d, pool, &fo, cand_pooled(chosen), out, diag)) != KT_OK || few)
         return rc;
-    if (!((*out)->cand = malloc(sizeof cand))) {
+    if ((rc = record(*out, cand, chosen, nval, diag)) != KT_OK) {
         kt_model_free(*out);
         *out = NULL;
-        return kt_fail(diag, KT_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < NCAND; i++)
-        cand[i].chosen = CANDIDATES[i] == (*out)->method;
-    memcpy((*out)->cand, cand, sizeof cand);
-    (*out)->ncand = NCAND;
-    (*out)->nval = nval;
-    return KT_OK;
+    return rc;
 }

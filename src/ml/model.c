@@ -15,6 +15,7 @@ static const kt_method *const METHODS[] = {
     &kt_method_knn, &kt_method_naive_bayes, &kt_method_tree, &kt_method_forest,
     &kt_method_svc, &kt_method_encdec, &kt_method_attention, &kt_method_hybrid,
     &kt_method_hybrid2, &kt_method_ensemble, &kt_method_xgboost, &kt_method_cost,
+    &kt_method_mix,
 };
 
 const kt_method *kt_method_find(const char *name, uint32_t kind)
@@ -181,23 +182,37 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
 {
     *out = NULL;
     if (kt_method_is_auto(o->method))
-        return kt_model_choose(d, o, out, diag);
+        return kt_model_choose(d, NULL, o, out, diag);
+    const kt_method *method;
+    int rc = kt_method_lookup(o->method, &method, diag);
+    if (rc != KT_OK)
+        return rc;
+    if (!(o->holdout >= 0 && o->holdout < 1))
+        return kt_fail(diag, KT_EINVAL, "--holdout must be at least 0 and below 1");
+    size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0;
+    rc = kt_dataset_split(d, o->holdout, o->seed, o->split_ignore, &tr, &ntr, &te,
+                              &nte);
+    rc = rc == KT_OK ? kt_model_train_on(d, tr, ntr, te, nte, o, out, diag)
+                     : kt_fail(diag, rc, "out of memory");
+    free(tr);
+    free(te);
+    return rc;
+}
+
+int kt_model_train_on(const kt_dataset *d, const size_t *tr, size_t ntr, const size_t *te,
+                      size_t nte, const kt_train_opts *o, kt_model **out, kt_diag *diag)
+{
+    *out = NULL;
     const kt_method *method;
     int mrc = kt_method_lookup(o->method, &method, diag);
     if (mrc != KT_OK)
         return mrc;
-    if (!(o->holdout >= 0 && o->holdout < 1))
-        return kt_fail(diag, KT_EINVAL, "--holdout must be at least 0 and below 1");
     kt_model *m = calloc(1, sizeof *m);
-    size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0;
     if (!m)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     *m = (kt_model){.method = method, .holdout = o->holdout, .seed = o->seed,
                     .nin = d->nin, .nout = d->nout};
-    int rc = kt_dataset_split(d, o->holdout, o->seed, o->split_ignore, &tr, &ntr, &te,
-                              &nte);
-    if (rc == KT_OK && ntr == 0)
-        rc = KT_EINVAL;
+    int rc = ntr == 0 ? KT_EINVAL : KT_OK;
     if (rc == KT_OK && !((m->kernel = kt_strdup(d->kernel)) &&
                          (m->where = kt_strdup(o->where ? o->where : ""))))
         rc = KT_ENOMEM;
@@ -219,8 +234,6 @@ int kt_model_train(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
         rc = kt_model_features(m);
     if (rc == KT_OK)
         rc = method->fit(m, o);
-    free(tr);
-    free(te);
     if (rc != KT_OK) {
         kt_model_free(m);
         return kt_fail(diag, rc, "%s", rc == KT_EINVAL ? "too few samples to train on"

@@ -12,8 +12,8 @@
  * chosen so far (kt_query_scores takes it); "ensemble" (ensemble.c), encdec
  * mixed with a nearest-neighbour chain; "xgboost" (xgb_chain.c), a chain of
  * gradient-boosted classifiers, one per position, each reading the
- * descriptor and the tokens chosen before it.  An unknown method is a clear
- * error.
+ * descriptor and the tokens chosen before it; "mix" (mix.c), xgboost and
+ * encdec averaged.  An unknown method is a clear error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;
  * every read is bounds-checked, and what a method hands to a library

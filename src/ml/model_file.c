@@ -10,8 +10,9 @@
 #include <unistd.h>
 
 #define MAGIC "KTUNEMDL"
-/* 2: the choice of the method (the candidates' scores) after the scales. */
-#define FORMAT_VERSION 2
+/* 2: the choice of the method (the candidates' scores) after the scales;
+ * 3: each candidate says whether it pooled and whether it was chosen. */
+#define FORMAT_VERSION 3
 #define MAX_CANDIDATES 64
 
 /* Little-endian-as-the-host binary: the file is for the machine family
@@ -58,6 +59,7 @@ static void put_choice(FILE *f, const kt_model *m)
         kt_put_u32(f, kt_method_find(m->cand[i].method, 0)->kind);
         kt_put_f64(f, m->cand[i].top1);
         kt_put_f64(f, m->cand[i].top10);
+        kt_put_u32(f, (m->cand[i].pooled ? 1u : 0u) | (m->cand[i].chosen ? 2u : 0u));
     }
 }
 
@@ -208,9 +210,10 @@ static void get_samples(reader *r, const kt_model *m, samples *s)
         r->bad |= s->x[i] >= m->in_vocab[i % m->nin].n;
 }
 
-/* put_choice's record: known methods, percentages, the model's own among
- * them. */
-static void get_choice(reader *r, kt_model *m)
+/* put_choice's record: known methods, percentages, exactly one chosen
+ * (the model's own method) when there is any.  Before version 3 the
+ * candidate of the model's method was the chosen one, and none pooled. */
+static void get_choice(reader *r, kt_model *m, uint32_t version)
 {
     m->nval = kt_get_u64(r);
     uint32_t n = kt_get_u32(r);
@@ -220,19 +223,22 @@ static void get_choice(reader *r, kt_model *m)
     }
     m->cand = calloc(n + 1, sizeof *m->cand);
     r->bad |= !m->cand;
-    bool own = n == 0;
+    size_t chosen = 0;
     for (uint32_t i = 0; !r->bad && i < n; i++, m->ncand++) {
         const kt_method *cm = kt_method_find(NULL, kt_get_u32(r));
         ktune_model_candidate *c = &m->cand[i];
         kt_get(r, &c->top1, sizeof c->top1);
         kt_get(r, &c->top10, sizeof c->top10);
-        if (!cm || !(c->top1 >= 0 && c->top1 <= 100 && c->top10 >= 0 && c->top10 <= 100))
+        uint32_t flags = version >= 3 ? kt_get_u32(r) : cm == m->method ? 2 : 0;
+        if (!cm || flags > 3 || ((flags & 2) && cm != m->method) ||
+            !(c->top1 >= 0 && c->top1 <= 100 && c->top10 >= 0 && c->top10 <= 100))
             kt_reader_refuse(r, "a bad record of the method's choice");
         c->method = cm ? cm->name : NULL;
-        c->chosen = cm == m->method;
-        own |= c->chosen;
+        c->pooled = flags & 1;
+        c->chosen = flags & 2;
+        chosen += c->chosen;
     }
-    if (!own)
+    if (!r->bad && n > 0 && chosen != 1)
         kt_reader_refuse(r, "a bad record of the method's choice");
 }
 
@@ -270,7 +276,7 @@ static void read_model(reader *r, kt_model *m)
     if (!r->bad && kt_model_features(m) != KT_OK)
         r->bad = true;
     if (!r->bad && version >= 2)
-        get_choice(r, m);
+        get_choice(r, m, version);
     if (!r->bad)
         m->method->load(m, r);
     r->bad |= r->p != r->end || m->train.n == 0;

@@ -76,6 +76,16 @@ struct kt_method {
     /* Trained exactly as this other method, into the same state (ensemble:
      * encdec), so that choosing a method trains it once for both. */
     const kt_method *fit_of;
+    /* Can learn across cells (pool.c): its inputs tell the --where fields'
+     * values apart like any other field's, so the default may train it on
+     * the siblings' problems too (choose.c). */
+    bool pools;
+    /* Made of other methods' trained states (mix: xgboost's and encdec's;
+     * NULL-ended), so the default method scores it from the parts' models
+     * without training it: join wraps the parts' states, borrowed, into
+     * one state of this method, which its free then releases alone. */
+    const kt_method *const *parts;
+    void *(*join)(void *const *states);
     /* Learn from m->train (m->mean/scale are set); o carries the options.
      * m->test is off limits (it is the evaluation's). */
     int (*fit)(kt_model *m, const kt_train_opts *o);
@@ -100,6 +110,28 @@ struct kt_method {
 void kt_dataset_rows(const kt_dataset *d, const size_t *idx, size_t n, uint16_t *x,
                      double *xnum, uint16_t *y);
 
+/* Samples idx of d as a dataset that borrows d's names, vocabularies and
+ * keys (pool.c); kt_dataset_subset_free frees only what it made. */
+int kt_dataset_subset(const kt_dataset *d, const size_t *idx, size_t n, kt_dataset *s);
+void kt_dataset_subset_free(kt_dataset *s);
+
+/* A cell (the problems --where selects) pooled with its siblings (the
+ * kernel's problems with other values of the --where fields), all in one
+ * dataset whose inputs include those fields (pool.c).  Every cell is split
+ * as its own run would split it (o's holdout, seed and split_ignore): the
+ * cell's parts, in the order of the cell's own dataset, and the siblings'
+ * training parts; no sibling's held-out sample is in any list. */
+typedef struct kt_pool {
+    const kt_dataset *all;     /* the cell's samples and its siblings' */
+    size_t *train, ntrain;     /* the cell's training part, indices into all */
+    size_t *test, ntest;       /* the cell's held-out part */
+    size_t *extra, nextra;     /* the siblings' training parts */
+} kt_pool;
+/* KT_EINVAL when where selects no cell of all or the cell has no sibling. */
+int kt_pool_new(const kt_dataset *all, const char *where, const kt_train_opts *o,
+                kt_pool *p);
+void kt_pool_free(kt_pool *p);
+
 /* The name that asks training to choose the method (so does NULL). */
 #define KT_METHOD_AUTO "auto"
 static inline bool kt_method_is_auto(const char *name)
@@ -107,9 +139,14 @@ static inline bool kt_method_is_auto(const char *name)
     return !name || strcmp(name, KT_METHOD_AUTO) == 0;
 }
 /* Choose the method for d by validation on its training part, then train
- * it on the whole training part (choose.c; what ktune_model_train says). */
-int kt_model_choose(const kt_dataset *d, const kt_train_opts *o, kt_model **out,
-                    kt_diag *diag);
+ * it on the whole training part (choose.c; what ktune_model_train says);
+ * with pool (NULL: none), d's samples being pool's cell, the methods that
+ * can pool are also tried on the pooled samples. */
+int kt_model_choose(const kt_dataset *d, const kt_pool *pool, const kt_train_opts *o,
+                    kt_model **out, kt_diag *diag);
+/* Train on d's samples tr, holding out te (index lists into d). */
+int kt_model_train_on(const kt_dataset *d, const size_t *tr, size_t ntr, const size_t *te,
+                      size_t nte, const kt_train_opts *o, kt_model **out, kt_diag *diag);
 
 /* A method by name, or (name NULL) by the kind stored in a model file. */
 const kt_method *kt_method_find(const char *name, uint32_t kind);
@@ -130,6 +167,7 @@ extern const kt_method kt_method_hybrid;
 extern const kt_method kt_method_hybrid2;
 extern const kt_method kt_method_ensemble;
 extern const kt_method kt_method_xgboost;
+extern const kt_method kt_method_mix;
 extern const kt_method kt_method_cost;
 
 /* Input f of a sample as a standardised log-scale number, or NAN when the

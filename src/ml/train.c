@@ -33,6 +33,24 @@ static int check_fields(const kt_dataset *d, const char *list, kt_diag *diag)
     return KT_OK;
 }
 
+/* The default method on d, the cell where selects: with the pool of the
+ * kernel's problems of other --where values where it has any (pool.c), else
+ * on d alone. */
+static int choose_db(kt_db *db, const kt_dataset *d, const kt_train_opts *o, kt_model **out,
+                     kt_diag *diag)
+{
+    kt_dataset *all = NULL;
+    kt_pool pool = {0};
+    kt_diag quiet;
+    bool pooled = o->where && *o->where &&
+                  kt_dataset_load(db, d->kernel, NULL, &all, &quiet) == KT_OK &&
+                  kt_pool_new(all, o->where, o, &pool) == KT_OK;
+    int rc = kt_model_choose(d, pooled ? &pool : NULL, o, out, diag);
+    kt_pool_free(&pool);
+    kt_dataset_free(all);
+    return rc;
+}
+
 int kt_model_train_db(kt_db *db, const char *kernel, const kt_train_opts *o,
                       kt_model **out, kt_diag *diag)
 {
@@ -50,7 +68,7 @@ int kt_model_train_db(kt_db *db, const char *kernel, const kt_train_opts *o,
     if (rc == KT_OK)
         rc = check_fields(d, o->split_ignore, diag);
     if (rc == KT_OK)
-        rc = kt_model_train(d, o, out, diag);
+        rc = method ? kt_model_train(d, o, out, diag) : choose_db(db, d, o, out, diag);
     kt_dataset_free(d);
     return rc;
 }

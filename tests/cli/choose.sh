@@ -34,7 +34,7 @@ train --model auto --out "$TMP/b.ktm" --json >"$TMP/b.json" || fail "train --jso
 cmp -s "$TMP/a.ktm" "$TMP/b.ktm" || fail "the same seed gave another model"
 grep -q "\"method\": \"xgboost\"," "$TMP/b.json" || fail "json: $(cat "$TMP/b.json")"
 [ "$(json_get "$TMP/b.json" validation_samples)" = 40 ] || fail "json: $(cat "$TMP/b.json")"
-tr -d ' \n' <"$TMP/b.json" | grep -Eq '"candidates":\[\{"method":"knn","top1":[0-9.]+,"top10":[0-9.]+,"chosen":false\},\{"method":"xgboost","top1":[0-9.]+,"top10":[0-9.]+,"chosen":true\}' ||
+tr -d ' \n' <"$TMP/b.json" | grep -Eq '"candidates":\[\{"method":"knn","top1":[0-9.]+,"top10":[0-9.]+,"chosen":false,"pooled":false\},\{"method":"xgboost","top1":[0-9.]+,"top10":[0-9.]+,"chosen":true,"pooled":false\}' ||
     fail "json candidates: $(cat "$TMP/b.json")"
 "$KTUNE" train --db "$TMP/r.db" --kernel ToySolver --model knn --out "$TMP/k.ktm" --json \
     >"$TMP/k.json" || fail "train knn"
