@@ -19,7 +19,7 @@
  * On a small cell (below POOL_BELOW training samples) two more kinds of
  * candidate are tried: "mix", scored from the xgboost and encdec models
  * already trained (kt_method.parts), and, when training was given a pool
- * (pool.c), every method that can pool trained on the cell's inner
+ * (siblings.c), every method that can pool trained on the cell's inner
  * training part plus its siblings' training parts, validated on the same
  * validation samples as the others. */
 #include "core/util.h"

@@ -76,7 +76,7 @@ struct kt_method {
     /* Trained exactly as this other method, into the same state (ensemble:
      * encdec), so that choosing a method trains it once for both. */
     const kt_method *fit_of;
-    /* Can learn across cells (pool.c): its inputs tell the --where fields'
+    /* Can learn across cells (siblings.c): its inputs tell the --where fields'
      * values apart like any other field's, so the default may train it on
      * the siblings' problems too (choose.c). */
     bool pools;
@@ -111,13 +111,13 @@ void kt_dataset_rows(const kt_dataset *d, const size_t *idx, size_t n, uint16_t 
                      double *xnum, uint16_t *y);
 
 /* Samples idx of d as a dataset that borrows d's names, vocabularies and
- * keys (pool.c); kt_dataset_subset_free frees only what it made. */
+ * keys (siblings.c); kt_dataset_subset_free frees only what it made. */
 int kt_dataset_subset(const kt_dataset *d, const size_t *idx, size_t n, kt_dataset *s);
 void kt_dataset_subset_free(kt_dataset *s);
 
 /* A cell (the problems --where selects) pooled with its siblings (the
  * kernel's problems with other values of the --where fields), all in one
- * dataset whose inputs include those fields (pool.c).  Every cell is split
+ * dataset whose inputs include those fields (siblings.c).  Every cell is split
  * as its own run would split it (o's holdout, seed and split_ignore): the
  * cell's parts, in the order of the cell's own dataset, and the siblings'
  * training parts; no sibling's held-out sample is in any list. */

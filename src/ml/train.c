@@ -34,7 +34,7 @@ static int check_fields(const kt_dataset *d, const char *list, kt_diag *diag)
 }
 
 /* The default method on d, the cell where selects: with the pool of the
- * kernel's problems of other --where values where it has any (pool.c), else
+ * kernel's problems of other --where values where it has any (siblings.c), else
  * on d alone. */
 static int choose_db(kt_db *db, const kt_dataset *d, const kt_train_opts *o, kt_model **out,
                      kt_diag *diag)

@@ -1,5 +1,5 @@
-/* test_pool.c - the default method may learn from a cell's siblings (the
- * kernel's problems with other values of the --where fields; src/ml/pool.c,
+/* test_siblings.c - the default method may learn from a cell's siblings (the
+ * kernel's problems with other values of the --where fields; src/ml/siblings.c,
  * src/ml/choose.c): where the siblings hold what the cell lacks, a pooled
  * candidate is chosen; the cell's held-out problems are exactly those of a
  * run without pooling, no sibling's held-out problem is trained on, and

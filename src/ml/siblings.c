@@ -1,4 +1,4 @@
-/* pool.c - the samples a cell's model may also learn from: a cell is the
+/* siblings.c - the samples a cell's model may also learn from: a cell is the
  * problems of a kernel that --where selects ("data_type=FP16"), and its
  * siblings are the kernel's problems with other values of those fields
  * (FP32, BF16).  Where a cell has little data, a model of the pooled
