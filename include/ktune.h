@@ -1750,6 +1750,12 @@ typedef struct ktune_analyze_opts {
     uint64_t seed;           /* folds and samples (1) */
     unsigned threads;        /* XGBoost's threads (1: results that do not
                                 depend on the machine) */
+    size_t derived;          /* derived features each model may use (16):
+                                products of two or three numeric tuning
+                                parameters and ratios of two, the ones a
+                                model of the training rows with all of them
+                                leans on most; their contributions count
+                                for their parameters.  0: none */
 } ktune_analyze_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */

@@ -30,7 +30,7 @@ void ktune_analyze_opts_init(ktune_analyze_opts *o)
         return;
     *o = (ktune_analyze_opts){.size = sizeof *o, .folds = 5, .rounds = 300, .depth = 6,
                               .shap_rows = 1000, .interaction_rows = 200, .top = 3,
-                              .seed = 1, .threads = 1};
+                              .seed = 1, .threads = 1, .derived = 16};
 }
 
 static int check_opts(const ktune_analyze_opts *o, kt_diag *diag)
@@ -45,6 +45,8 @@ static int check_opts(const ktune_analyze_opts *o, kt_diag *diag)
         return kt_fail(diag, KT_EINVAL, "%s: %u folds; 2 to 20", fn, o->folds);
     if (o->rounds < 1 || o->rounds > 100000 || o->depth < 1 || o->depth > 20)
         return kt_fail(diag, KT_EINVAL, "%s: rounds 1 to 100000 and depth 1 to 20", fn);
+    if (o->derived > 1000)
+        return kt_fail(diag, KT_EINVAL, "%s: derived %zu; 0 to 1000", fn, o->derived);
     if (o->shap_rows < 1 || o->threads < 1 || o->threads > 1024)
         return kt_fail(diag, KT_EINVAL, "%s: shap_rows at least 1, threads 1 to 1024", fn);
     if (o->targets >= 1u << KTUNE_TARGET_COUNT)

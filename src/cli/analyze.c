@@ -11,7 +11,7 @@
 static const char USAGE[] =
     "usage: ktune analyze --kernel NAME [--db FILE] [--device NAME] [--problem KEY]\n"
     "                     [--target LIST] [--folds K] [--rounds N] [--top K]\n"
-    "                     [--seed N] [--threads N] [--json]\n\n"
+    "                     [--derived N] [--seed N] [--threads N] [--json]\n\n"
     "Learn the kernel's time, energy and power per call from its tuning\n"
     "parameters and problem fields (gradient-boosted trees, XGBoost), over\n"
     "every ok measurement of it in the database, own or imported; report\n"
@@ -40,6 +40,11 @@ static const char USAGE[] =
     "  --folds K           cross-validation folds, 2 to 20 (default 5)\n"
     "  --rounds N          boosting rounds (default 300)\n"
     "  --top K             parameters with a partial dependence (default 3)\n"
+    "  --derived N         derived features each model may use: products of\n"
+    "                      two or three numeric tuning parameters and ratios\n"
+    "                      of two, those a model of the training rows leans on\n"
+    "                      most; their contributions count for their\n"
+    "                      parameters (default 16; 0: none)\n"
     "  --seed N            folds and samples (default 1)\n"
     "  --threads N         XGBoost's threads (default 1)\n"
     "  --json              one JSON object on stdout\n"
@@ -91,6 +96,7 @@ static int parse_opt(int c, an_args *a)
     case 'f': rc = parse_num("--folds", optarg, 2, 20, &v), a->o.folds = (unsigned)v; break;
     case 'r': rc = parse_num("--rounds", optarg, 1, 100000, &v), a->o.rounds = (unsigned)v; break;
     case 'T': rc = parse_num("--top", optarg, 0, 1000, &v), a->o.top = (size_t)v; break;
+    case 'x': rc = parse_num("--derived", optarg, 0, 1000, &v), a->o.derived = (size_t)v; break;
     case 's': rc = cli_parse_u64("analyze", "--seed", optarg, &a->o.seed); break;
     case 'n': rc = parse_num("--threads", optarg, 1, 1024, &v), a->o.threads = (unsigned)v; break;
     case 'j': a->json = true; break;
@@ -107,6 +113,7 @@ static int parse(int argc, char **argv, an_args *a)
         {"target", required_argument, 0, 't'}, {"folds", required_argument, 0, 'f'},
         {"rounds", required_argument, 0, 'r'}, {"top", required_argument, 0, 'T'},
         {"seed", required_argument, 0, 's'},   {"threads", required_argument, 0, 'n'},
+        {"derived", required_argument, 0, 'x'},
         {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;

@@ -5,7 +5,11 @@
  * every row whose exact TreeSHAP contributions measure the features and
  * their interactions, and whose predictions give the partial dependence
  * of the top features.  Targets are learnt as logs: times of one kernel span
- * orders of magnitude, and a parameter's effect is a factor. */
+ * orders of magnitude, and a parameter's effect is a factor.  The
+ * cross-validated models may add derived features (analyze_derive.c)
+ * where an inner cross-validation of their training rows finds they
+ * help; the explaining model is of the parameters alone, so that every
+ * contribution belongs to one parameter. */
 #include "ml/analyze.h"
 #include "core/util.h"
 #include "ml/xgb.h"
@@ -20,7 +24,23 @@ typedef struct tdata {
     size_t *row;          /* m analysis rows with a reading */
     float *x;             /* m x nf */
     float *y;             /* m: log of the reading */
+    kt_aderived *cand;    /* ncand candidate derived features */
+    size_t ncand;
 } tdata;
+
+/* A trained model and the derived features it reads after the nf. */
+typedef struct amodel {
+    kt_xgb *b;
+    kt_aderived *d;
+    size_t nd;
+} amodel;
+
+static void amodel_free(amodel *m)
+{
+    kt_xgb_free(m->b);
+    free(m->d);
+    *m = (amodel){0};
+}
 
 typedef struct mparams {
     char depth[16], threads[16], seed[24], base[32];
@@ -52,6 +72,7 @@ static void set_base(mparams *p, const float *y, size_t n)
 
 static void tdata_free(tdata *d)
 {
+    free(d->cand);
     free(d->row);
     free(d->x);
     free(d->y);
@@ -73,7 +94,7 @@ static int tdata_make(const kt_analysis *a, int t, tdata *d)
         d->y[d->m] = (float)log(a->y[t][i]);
         d->row[d->m++] = i;
     }
-    return KT_OK;
+    return kt_derived_candidates(a, &d->cand, &d->ncand);
 }
 
 /* Rows sel (k of them) of d as a training set in x, y. */
@@ -84,6 +105,105 @@ static kt_xgb_data gather(const tdata *d, const size_t *sel, size_t k, float *x,
         y[i] = d->y[sel[i]];
     }
     return (kt_xgb_data){.x = x, .y = y, .n = k, .nf = d->nf};
+}
+
+/* A model of td (base features, rows shuffled) with the keep derived
+ * features a model of all candidates leans on most. */
+static int fit(const tdata *d, const kt_xgb_data *td, size_t keep, mparams *mp, amodel *m,
+               kt_diag *diag)
+{
+    *m = (amodel){0};
+    set_base(mp, td->y, td->n);
+    kt_xgb_opts xo = {.params = mp->list, .rounds = mp->rounds};
+    int rc = kt_derived_select(td, &xo, d->cand, d->ncand, keep, &m->d, &m->nd, diag);
+    float *x = NULL;
+    if (rc == KT_OK && kt_derived_matrix(td->x, td->n, td->nf, m->d, m->nd, &x) != KT_OK)
+        rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    if (rc == KT_OK) {
+        kt_xgb_data xd = {.x = x, .y = td->y, .n = td->n, .nf = td->nf + m->nd};
+        rc = kt_xgb_train(&xd, &xo, &m->b, diag);
+    }
+    free(x);
+    if (rc != KT_OK)
+        amodel_free(m);
+    return rc;
+}
+
+/* m's predictions (log units) for k rows of nf base features. */
+static int predict(const amodel *m, const float *base, size_t k, size_t nf, float *out,
+                   kt_diag *diag)
+{
+    float *x = NULL;
+    if (kt_derived_matrix(base, k, nf, m->d, m->nd, &x) != KT_OK)
+        return kt_fail(diag, KT_ENOMEM, "out of memory");
+    int rc = kt_xgb_predict(m->b, x, k, nf + m->nd, out, k, diag);
+    free(x);
+    return rc;
+}
+
+/* Folds of the inner cross-validation that chooses, on a training part
+ * alone, whether derived features help. */
+enum { INNER_FOLDS = 3 };
+
+/* Rows of td whose position is (or is not) fold f of INNER_FOLDS, copied
+ * to x, y. */
+static size_t inner_rows(const kt_xgb_data *td, unsigned f, bool in, float *x, float *y)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < td->n; i++)
+        if ((i % INNER_FOLDS == f) == in) {
+            memcpy(x + k * td->nf, td->x + i * td->nf, td->nf * sizeof *x);
+            y[k++] = td->y[i];
+        }
+    return k;
+}
+
+/* The squared error, in the target's units (what R-squared scores), of
+ * models with keep derived features over an inner cross-validation of
+ * td, into *sse. */
+static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mparams *mp,
+                       double *sse, kt_diag *diag)
+{
+    size_t n = td->n, nf = td->nf;
+    float *x = malloc((n * nf + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
+    float *out = malloc((n + 1) * sizeof *out);
+    int rc = x && y && out ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+    *sse = 0;
+    for (unsigned f = 0; rc == KT_OK && f < INNER_FOLDS; f++) {
+        size_t ntr = inner_rows(td, f, false, x, y);
+        size_t nva = inner_rows(td, f, true, x + ntr * nf, y + ntr);
+        kt_xgb_data tr = {.x = x, .y = y, .n = ntr, .nf = nf};
+        amodel m = {0};
+        rc = fit(d, &tr, keep, mp, &m, diag);
+        if (rc == KT_OK)
+            rc = predict(&m, x + ntr * nf, nva, nf, out, diag);
+        for (size_t i = 0; rc == KT_OK && i < nva; i++) {
+            double e = exp((double)out[i]) - exp((double)y[ntr + i]);
+            *sse += e * e;
+        }
+        amodel_free(&m);
+    }
+    free(x);
+    free(y);
+    free(out);
+    return rc;
+}
+
+/* How many derived features the models of td get: o->derived where an
+ * inner cross-validation of td says they predict better than none (on
+ * few rows their choice can fit noise), else 0. */
+static int choose_derived(const tdata *d, const kt_xgb_data *td, const ktune_analyze_opts *o,
+                          mparams *mp, size_t *keep, kt_diag *diag)
+{
+    *keep = 0;
+    if (o->derived == 0 || d->ncand == 0 || td->n < 2 * INNER_FOLDS)
+        return KT_OK;
+    double plain = 0, derived = 0;
+    int rc = inner_error(d, td, 0, mp, &plain, diag);
+    if (rc == KT_OK)
+        rc = inner_error(d, td, o->derived, mp, &derived, diag);
+    *keep = rc == KT_OK && derived < plain ? o->derived : 0;
+    return rc;
 }
 
 /* A seeded permutation of 0..n-1. */
@@ -106,8 +226,8 @@ static size_t *permutation(size_t n, uint64_t seed)
 
 /* One fold: train on every position of perm whose fold is not f, predict
  * the others into pred (log units). */
-static int run_fold(const tdata *d, const size_t *perm, unsigned folds, unsigned f,
-                    mparams *mp, float *pred, kt_diag *diag)
+static int run_fold(const tdata *d, const size_t *perm, const ktune_analyze_opts *o,
+                    unsigned f, mparams *mp, float *pred, kt_diag *diag)
 {
     size_t ntr = 0, nte = 0;
     size_t *tr = malloc(d->m * sizeof *tr), *te = malloc(d->m * sizeof *te);
@@ -115,25 +235,26 @@ static int run_fold(const tdata *d, const size_t *perm, unsigned folds, unsigned
     float *out = malloc(d->m * sizeof *out);
     int rc = tr && te && x && y && out ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; rc == KT_OK && i < d->m; i++) {
-        if (i % folds == f)
+        if (i % o->folds == f)
             te[nte++] = perm[i];
         else
             tr[ntr++] = perm[i];
     }
-    kt_xgb *b = NULL;
-    kt_xgb_opts xo = {.params = mp->list, .rounds = mp->rounds};
+    amodel m = {0};
+    size_t keep = 0;
     if (rc == KT_OK) {
         kt_xgb_data td = gather(d, tr, ntr, x, y);
-        set_base(mp, y, ntr);
-        rc = kt_xgb_train(&td, &xo, &b, diag);
+        rc = choose_derived(d, &td, o, mp, &keep, diag);
+        if (rc == KT_OK)
+            rc = fit(d, &td, keep, mp, &m, diag);
     }
     if (rc == KT_OK) {
         gather(d, te, nte, x, y);
-        rc = kt_xgb_predict(b, x, nte, d->nf, out, nte, diag);
+        rc = predict(&m, x, nte, d->nf, out, diag);
     }
     for (size_t i = 0; rc == KT_OK && i < nte; i++)
         pred[te[i]] = out[i];
-    kt_xgb_free(b);
+    amodel_free(&m);
     free(tr);
     free(te);
     free(x);
@@ -238,7 +359,7 @@ static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *
     size_t *perm = permutation(d->m, o->seed);
     int rc = perm ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     for (unsigned f = 0; rc == KT_OK && f < o->folds; f++)
-        rc = run_fold(d, perm, o->folds, f, mp, pred, diag);
+        rc = run_fold(d, perm, o, f, mp, pred, diag);
     if (rc == KT_OK && score(d, pred, fit) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     free(perm);

@@ -11,6 +11,7 @@
 #ifndef KT_ANALYZE_H
 #define KT_ANALYZE_H
 
+#include "ml/xgb.h"
 #include "store/db.h"
 
 typedef struct ktune_analysis kt_analysis;
@@ -25,6 +26,15 @@ typedef struct kt_afeature {
     double *num;           /* what the models see for each: the number, or
                               the value's index for text */
 } kt_afeature;
+
+/* A derived feature (analyze_derive.c): the product of tuning features
+ * a and b (and c), or a over b. */
+typedef enum kt_derive_op { KT_DERIVE_MUL, KT_DERIVE_DIV, KT_DERIVE_MUL3 } kt_derive_op;
+
+typedef struct kt_aderived {
+    kt_derive_op op;
+    size_t a, b, c;
+} kt_aderived;
 
 /* What one target's model says. */
 typedef struct kt_atarget {
@@ -82,6 +92,29 @@ int kt_analysis_rank(kt_analysis *a, int t, const size_t *row, const float *pred
  * first costs more than every other beyond the measurements' noise
  * (a->check). */
 int kt_analysis_ablate(kt_analysis *a, const size_t *order, kt_diag *diag);
+
+/* The candidate derived features of a's numeric tuning parameters into
+ * *out (caller frees; NULL when there are none): every product of two,
+ * ratio of two (where the divisor is never 0) and, while there are at most
+ * 1024 candidates in all, product of three.  KT_OK or KT_ENOMEM. */
+int kt_derived_candidates(const kt_analysis *a, kt_aderived **out, size_t *n);
+
+/* k rows of nf features (base) with the nd derived features d appended,
+ * as a fresh k x (nf + nd) matrix.  KT_OK or KT_ENOMEM. */
+int kt_derived_matrix(const float *base, size_t k, size_t nf, const kt_aderived *d,
+                      size_t nd, float **out);
+
+/* The keep candidates that a model of td (base features, rows shuffled)
+ * with all ncand candidates appended, trained with xo's parameters and a
+ * third of its rounds, leans on most (mean |TreeSHAP| contribution over
+ * its first 250 rows; those with none are left out), strongest first,
+ * into *out (caller frees). */
+int kt_derived_select(const kt_xgb_data *td, const kt_xgb_opts *xo, const kt_aderived *cand,
+                      size_t ncand, size_t keep, kt_aderived **out,
+                      size_t *n, kt_diag *diag);
+
+/* "a*b", "a/b" or "a*b*c" into buf. */
+void kt_derived_name(const kt_analysis *a, const kt_aderived *d, char *buf, size_t cap);
 
 /* The whole analysis (ktune_analyze without its argument checks). */
 int kt_analyze(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out, kt_diag *diag);

@@ -50,6 +50,11 @@ assert j["rows"] == 15 and list(j["models"]) == ["time"], j
 PY
 pass "a recording without energy is analysed on time alone"
 
+# without derived features, as before they existed: the same rows, a model
+"$KTUNE" analyze --db "$DB" --kernel syn --rounds 20 --derived 0 --target time |
+    grep -Eq '^time +20 ' || fail "--derived 0"
+pass "analyze --derived 0 models the parameters alone"
+
 expect_fail 1 "^ktune: error: no ok measurement of kernel 'nosuch' in the database$" \
     "$KTUNE" analyze --db "$DB" --kernel nosuch
 expect_fail 1 "0 of 15 rows have a reading of energy" \
@@ -60,4 +65,5 @@ expect_fail 1 "no such file" "$KTUNE" analyze --db "$TMP/none.db" --kernel syn
 expect_fail 2 "unknown target 'joules'" "$KTUNE" analyze --db "$DB" --kernel syn --target joules
 expect_fail 2 "kernel NAME is required" "$KTUNE" analyze --db "$DB"
 expect_fail 2 "folds" "$KTUNE" analyze --db "$DB" --kernel syn --folds 1
+expect_fail 2 "derived" "$KTUNE" analyze --db "$DB" --kernel syn --derived 1001
 pass "bad input: one line, exit 1 (failure) or 2 (usage)"
