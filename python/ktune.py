@@ -119,6 +119,9 @@ def version():
 def _opts(struct_type, init):
     o = struct_type()
     _need(init, struct_type.__name__ + " init")(_c.byref(o))
+    if o.size != _c.sizeof(struct_type):  # this file and the library disagree
+        raise RuntimeError("%s: the library's struct has %d bytes, this binding's %d"
+                           % (struct_type.__name__, o.size, _c.sizeof(struct_type)))
     return o
 
 
@@ -1023,7 +1026,7 @@ _MAX_WIDTHS = 16
 class _EvalOpts(_c.Structure):
     _fields_ = [("size", _sz), ("widths", _sz * _MAX_WIDTHS), ("nwidths", _sz),
                 ("limit", _sz), ("unconstrained", _bool), ("spec_path", _p),
-                ("warn", _WARN), ("warn_user", _vp), ("platform", _p)]
+                ("warn", _WARN), ("warn_user", _vp)]
 
 
 class _EvalReport(_c.Structure):
@@ -1467,7 +1470,7 @@ def transfer_benchmark(paths, budgets=None, seeds=None, top=None, cache_dir=None
 class _SelectorOpts(_c.Structure):
     _fields_ = [("size", _sz), ("refresh_ms", _c.c_uint), ("max_distance", _dbl),
                 ("cache_size", _sz), ("beam_width", _sz), ("cache_dir", _p),
-                ("warn", _WARN), ("warn_user", _vp)]
+                ("warn", _WARN), ("warn_user", _vp), ("platform", _p)]
 
 
 class _Choice(_c.Structure):

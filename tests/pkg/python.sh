@@ -111,6 +111,16 @@ python3 - "$ROOT" "$spec" >"$TMP/out2" 2>&1 <<'PY' || fail "python (API): $(cat 
 import ctypes, math, os, sys, ktune
 root, spec_path = sys.argv[1], sys.argv[2]
 
+# Every options struct the binding mirrors has the library's size (an
+# _init writing past a shorter mirror corrupts the heap): _opts checks it.
+inits = [f for f in vars(ktune).values()
+         if isinstance(f, ctypes._CFuncPtr) and f.__name__.endswith("_init")
+         and len(f.argtypes or ()) == 1 and hasattr(f.argtypes[0], "_type_")
+         and "size" in dict(f.argtypes[0]._type_._fields_)]
+assert len(inits) >= 11, [f.__name__ for f in inits]
+for f in inits:
+    ktune._opts(f.argtypes[0]._type_, f)
+
 def raises(name, fn, *args, **kw):
     try:
         fn(*args, **kw)
