@@ -86,8 +86,9 @@ static cell *problem_best(const kt_analysis *a, const double *v)
     return b;
 }
 
-/* Root mean square of err over the rows of each problem's worst-value row
- * and best row; NAN where a row has no err. */
+/* Root mean square of err over each problem's worst-value row and best
+ * row (both predicted rows, so both have an err); 0 where no problem has
+ * a worst-value row. */
 static double rows_rms(const double *err, const size_t *rows, const cell *best, size_t np)
 {
     double sum = 0;

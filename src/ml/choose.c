@@ -71,7 +71,7 @@ static int score(const kt_model *m, ktune_model_candidate *c, kt_diag *diag)
  * parts after the cell's. */
 typedef struct inner_data {
     kt_dataset cell;            /* the cell's training part */
-    const kt_pool *pool;        /* NULL: no pooled candidates */
+    const kt_siblings *pool;        /* NULL: no pooled candidates */
     bool small;                 /* below POOL_BELOW training samples */
     size_t *train, ntrain;      /* pooled: the inner training samples */
     size_t *test, ntest;        /* pooled: the validation samples */
@@ -81,7 +81,7 @@ typedef struct inner_data {
  * pool's cell), mapped to the pool's samples. */
 static int pool_inner(inner_data *in, const kt_train_opts *io)
 {
-    const kt_pool *p = in->pool;
+    const kt_siblings *p = in->pool;
     size_t *tr = NULL, *te = NULL, ntr = 0, nte = 0;
     int rc = kt_dataset_split(&in->cell, io->holdout, io->seed, io->split_ignore, &tr,
                               &ntr, &te, &nte);
@@ -219,7 +219,7 @@ static size_t best_of(const ktune_model_candidate *cand)
 }
 
 /* Train candidate i's method on the whole training part (pooled or not). */
-static int train_final(const kt_dataset *d, const kt_pool *pool, const kt_train_opts *fo,
+static int train_final(const kt_dataset *d, const kt_siblings *pool, const kt_train_opts *fo,
                        bool pooled, kt_model **out, kt_diag *diag)
 {
     if (!pooled)
@@ -249,7 +249,7 @@ static int record(kt_model *m, const ktune_model_candidate *cand, size_t chosen,
     return KT_OK;
 }
 
-int kt_model_choose(const kt_dataset *d, const kt_pool *pool, const kt_train_opts *o,
+int kt_model_choose(const kt_dataset *d, const kt_siblings *pool, const kt_train_opts *o,
                     kt_model **out, kt_diag *diag)
 {
     *out = NULL;

@@ -121,16 +121,16 @@ void kt_dataset_subset_free(kt_dataset *s);
  * as its own run would split it (o's holdout, seed and split_ignore): the
  * cell's parts, in the order of the cell's own dataset, and the siblings'
  * training parts; no sibling's held-out sample is in any list. */
-typedef struct kt_pool {
+typedef struct kt_siblings {
     const kt_dataset *all;     /* the cell's samples and its siblings' */
     size_t *train, ntrain;     /* the cell's training part, indices into all */
     size_t *test, ntest;       /* the cell's held-out part */
     size_t *extra, nextra;     /* the siblings' training parts */
-} kt_pool;
+} kt_siblings;
 /* KT_EINVAL when where selects no cell of all or the cell has no sibling. */
-int kt_pool_new(const kt_dataset *all, const char *where, const kt_train_opts *o,
-                kt_pool *p);
-void kt_pool_free(kt_pool *p);
+int kt_siblings_new(const kt_dataset *all, const char *where, const kt_train_opts *o,
+                    kt_siblings *p);
+void kt_siblings_free(kt_siblings *p);
 
 /* The name that asks training to choose the method (so does NULL). */
 #define KT_METHOD_AUTO "auto"
@@ -142,7 +142,7 @@ static inline bool kt_method_is_auto(const char *name)
  * it on the whole training part (choose.c; what ktune_model_train says);
  * with pool (NULL: none), d's samples being pool's cell, the methods that
  * can pool are also tried on the pooled samples. */
-int kt_model_choose(const kt_dataset *d, const kt_pool *pool, const kt_train_opts *o,
+int kt_model_choose(const kt_dataset *d, const kt_siblings *pool, const kt_train_opts *o,
                     kt_model **out, kt_diag *diag);
 /* Train on d's samples tr, holding out te (index lists into d). */
 int kt_model_train_on(const kt_dataset *d, const size_t *tr, size_t ntr, const size_t *te,

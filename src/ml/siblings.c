@@ -42,14 +42,14 @@ void kt_dataset_subset_free(kt_dataset *s)
     *s = (kt_dataset){0};
 }
 
-void kt_pool_free(kt_pool *p)
+void kt_siblings_free(kt_siblings *p)
 {
     if (!p)
         return;
     free(p->train);
     free(p->test);
     free(p->extra);
-    *p = (kt_pool){0};
+    *p = (kt_siblings){0};
 }
 
 /* The input positions of where's fields in all (wf, nwf of them) and the
@@ -115,12 +115,13 @@ static int split_cell(const kt_dataset *all, size_t first, const size_t *wf, siz
     return rc;
 }
 
-int kt_pool_new(const kt_dataset *all, const char *where, const kt_train_opts *o, kt_pool *p)
+int kt_siblings_new(const kt_dataset *all, const char *where, const kt_train_opts *o,
+                    kt_siblings *p)
 {
     enum { MAXF = 16 };
     size_t wf[MAXF], nwf = 0, owned = 0;
     uint16_t wt[MAXF];
-    *p = (kt_pool){.all = all};
+    *p = (kt_siblings){.all = all};
     int rc = where_fields(all, where ? where : "", wf, wt, &nwf, MAXF);
     bool *seen = calloc(all->n + 1, sizeof *seen);
     p->train = malloc((all->n + 1) * sizeof *p->train);
@@ -146,6 +147,6 @@ int kt_pool_new(const kt_dataset *all, const char *where, const kt_train_opts *o
     if (rc == KT_OK && (owned == 0 || p->nextra == 0))
         rc = KT_EINVAL; /* no sibling to pool with */
     if (rc != KT_OK)
-        kt_pool_free(p);
+        kt_siblings_free(p);
     return rc;
 }

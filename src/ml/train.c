@@ -40,13 +40,13 @@ static int choose_db(kt_db *db, const kt_dataset *d, const kt_train_opts *o, kt_
                      kt_diag *diag)
 {
     kt_dataset *all = NULL;
-    kt_pool pool = {0};
+    kt_siblings pool = {0};
     kt_diag quiet;
     bool pooled = o->where && *o->where &&
                   kt_dataset_load(db, d->kernel, NULL, &all, &quiet) == KT_OK &&
-                  kt_pool_new(all, o->where, o, &pool) == KT_OK;
+                  kt_siblings_new(all, o->where, o, &pool) == KT_OK;
     int rc = kt_model_choose(d, pooled ? &pool : NULL, o, out, diag);
-    kt_pool_free(&pool);
+    kt_siblings_free(&pool);
     kt_dataset_free(all);
     return rc;
 }
