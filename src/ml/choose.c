@@ -71,7 +71,7 @@ static int score(const kt_model *m, ktune_model_candidate *c, kt_diag *diag)
  * parts after the cell's. */
 typedef struct inner_data {
     kt_dataset cell;            /* the cell's training part */
-    const kt_siblings *pool;        /* NULL: no pooled candidates */
+    const kt_siblings *pool;    /* NULL: no pooled candidates */
     bool small;                 /* below POOL_BELOW training samples */
     size_t *train, ntrain;      /* pooled: the inner training samples */
     size_t *test, ntest;        /* pooled: the validation samples */
