@@ -1017,7 +1017,8 @@ class _ModelInfo(_c.Structure):
 
 
 class _Candidate(_c.Structure):
-    _fields_ = [("method", _p), ("top1", _dbl), ("top10", _dbl), ("chosen", _bool)]
+    _fields_ = [("method", _p), ("top1", _dbl), ("top10", _dbl), ("chosen", _bool),
+                ("pooled", _bool)]
 
 
 _MAX_WIDTHS = 16
@@ -1098,7 +1099,8 @@ class Model(_Handle):
     @property
     def candidates(self):
         """The methods tried when training chose the method, as dicts
-        (method, top1, top10, chosen); [] when the method was given."""
+        (method, top1, top10, chosen, pooled); [] when the method was
+        given."""
         return _table(lambda i, out: _model_candidate_at(self.h, i, out), _Candidate)
 
     def save(self, path):
