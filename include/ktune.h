@@ -994,10 +994,10 @@ typedef struct ktune_predictions ktune_predictions;
  * the search keeps only prefixes that can still be completed validly, so
  * every one is a valid configuration; NULL: unconstrained.  The spec's
  * warnings are not reported here (ktune_spec_load or ktune_spec_validate
- * give them).  Fewer than k, even none, may be found.  Returns 0; KTUNE_EINVAL for NULL arguments, k
- * out of range or a problem field the model does not have (diag names the
- * fields), KTUNE_EIO, KTUNE_ESPEC for the spec, KTUNE_ENOMEM.  Thread-safe
- * on a shared model. */
+ * give them).  Fewer than k, even none, may be found.  Returns 0;
+ * KTUNE_EINVAL for NULL arguments, k out of range or a problem field the
+ * model does not have (diag names the fields), KTUNE_EIO, KTUNE_ESPEC for
+ * the spec, KTUNE_ENOMEM.  Thread-safe on a shared model. */
 KTUNE_API int ktune_model_predict(const ktune_model *m, const char *problem, size_t k,
                                   const char *spec_path, ktune_predictions **out,
                                   ktune_diag *diag);
@@ -1865,6 +1865,19 @@ typedef struct ktune_dependence {
 KTUNE_API size_t ktune_analysis_dependence(const ktune_analysis *a, ktune_target t,
                                            size_t f, ktune_dependence *out, size_t cap);
 
+/* The ablation's verdict on the ranking: the top-ranked parameter costs
+ * more than every lower-ranked one by more than twice the sd of the
+ * difference (AGREE); some lower-ranked one costs more by more than that
+ * (DISAGREE); else at least one costs the same within that noise (TIE).
+ * Where the noise is unknown, it is taken as 0.  NONE: no ablation (no
+ * time model, or a NULL analysis). */
+typedef enum ktune_check {
+    KTUNE_CHECK_NONE,
+    KTUNE_CHECK_AGREE,
+    KTUNE_CHECK_TIE,
+    KTUNE_CHECK_DISAGREE
+} ktune_check;
+
 /* The ablation of one tuning parameter, from the measurements alone: the
  * best time measured with the parameter held at each of its values; the
  * worst of those over the best time overall is the cost of fixing the
@@ -1880,20 +1893,11 @@ typedef struct ktune_ablation {
                                 time's relative noise: its repetitions'
                                 (p75 - p25) / median / 1.349); 0 for the
                                 first; NAN where a time has no repetitions */
+    ktune_check check;       /* this parameter against the first, by the
+                                rule above: AGREE (it costs less), TIE or
+                                DISAGREE (it costs more); NONE for the
+                                first */
 } ktune_ablation;
-
-/* The ablation's verdict on the ranking: the top-ranked parameter costs
- * more than every lower-ranked one by more than twice the sd of the
- * difference (AGREE); some lower-ranked one costs more by more than that
- * (DISAGREE); else at least one costs the same within that noise (TIE).
- * Where the noise is unknown, it is taken as 0.  NONE: no ablation (no
- * time model, or a NULL analysis). */
-typedef enum ktune_check {
-    KTUNE_CHECK_NONE,
-    KTUNE_CHECK_AGREE,
-    KTUNE_CHECK_TIE,
-    KTUNE_CHECK_DISAGREE
-} ktune_check;
 
 /* The tuning parameters in the order of the time model's importance,
  * with their ablation, into out (up to cap); the number there.  *agrees

@@ -1179,7 +1179,8 @@ class _Dependence(_c.Structure):
 
 
 class _Ablation(_c.Structure):
-    _fields_ = [("feature", _sz), ("worst", _p), ("cost", _dbl), ("sd", _dbl)]
+    _fields_ = [("feature", _sz), ("worst", _p), ("cost", _dbl), ("sd", _dbl),
+                ("check", _int)]
 
 
 _target_name = _fn("ktune_target_name", _p, _int)
@@ -1265,7 +1266,8 @@ class Analysis:
         abl = _array(lambda out, cap: _analysis_ablation(h, out, cap, _c.byref(agrees)),
                      _Ablation)
         self.ablation = [dict(feature=self.features[x.feature], worst=_str(x.worst),
-                              cost=x.cost, sd=x.sd) for x in abl]
+                              cost=x.cost, sd=x.sd, check=_str(_check_name(x.check)))
+                         for x in abl]
         self.agrees = agrees.value
         self.check = _str(_check_name(_analysis_check(h)))
 

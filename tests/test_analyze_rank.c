@@ -85,6 +85,9 @@ static void test_ranking_sees_a_cost_that_a_constraint_forces(void)
     CHECK_NEAR(ab[1].cost, 2.0, 1e-6);
     CHECK(agrees);
     CHECK_EQ_INT(ktune_analysis_check(a), KTUNE_CHECK_AGREE);
+    CHECK_EQ_INT(ab[0].check, KTUNE_CHECK_NONE); /* the reference */
+    CHECK_EQ_INT(ab[1].check, KTUNE_CHECK_AGREE);
+    CHECK_EQ_INT(ab[2].check, KTUNE_CHECK_AGREE);
     ktune_analysis_free(a);
     ktune_db_close(db);
 }
@@ -109,6 +112,7 @@ static void test_costs_within_the_noise_are_a_tie(void)
     CHECK_EQ_INT(ktune_analysis_ablation(a, ab, 4, &agrees), 3);
     CHECK_NEAR(ab[1].sd, sqrt(2) * 0.05 / 1.349, 1e-6);
     CHECK_EQ_INT(ktune_analysis_check(a), KTUNE_CHECK_TIE);
+    CHECK_EQ_INT(ab[1].check, KTUNE_CHECK_TIE); /* the one the verdict names */
     CHECK(!agrees);
     CHECK_STR(ktune_check_name(KTUNE_CHECK_TIE), "tie");
     CHECK_STR(ktune_check_name((ktune_check)9), "unknown");

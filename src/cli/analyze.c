@@ -191,13 +191,15 @@ static void print_target(const ktune_analysis *an, ktune_target t, size_t nf)
     free(imp);
 }
 
-/* What the check says, in one line. */
+/* What the check says, in one line: about the first parameter that ties
+ * with the top-ranked one, or the costliest that disagrees. */
 static void print_verdict(const ktune_analysis *an, const ktune_ablation *ab, size_t n)
 {
     size_t worst = 0, tie = 0;
     for (size_t i = 1; i < n; i++) {
-        worst = ab[i].cost > ab[worst].cost ? i : worst;
-        if (!tie && fabs(log(ab[0].cost / ab[i].cost)) <= 2 * (isnan(ab[i].sd) ? 0 : ab[i].sd) + 1e-9)
+        if (ab[i].check == KTUNE_CHECK_DISAGREE && (!worst || ab[i].cost > ab[worst].cost))
+            worst = i;
+        if (ab[i].check == KTUNE_CHECK_TIE && !tie)
             tie = i;
     }
     const char *first = ktune_analysis_feature(an, ab[0].feature);
@@ -348,6 +350,7 @@ static json_object *ablation_json(const ktune_analysis *an, size_t nf, bool *agr
         json_object_object_add(e, "worst", json_object_new_string(ab[i].worst));
         json_object_object_add(e, "cost", cli_json_double(ab[i].cost));
         json_object_object_add(e, "sd", cli_json_double(ab[i].sd));
+        json_object_object_add(e, "check", json_object_new_string(ktune_check_name(ab[i].check)));
         json_object_array_add(arr, e);
     }
     free(ab);

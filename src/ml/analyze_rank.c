@@ -158,9 +158,10 @@ static double diff_var(const kt_analysis *a, const size_t *r1, const size_t *rj)
     return np ? var / (double)(np * np) : 0;
 }
 
-/* The verdict from the costs and their differences' sds (abl[0] is the
- * top-ranked parameter). */
-static ktune_check judge(const ktune_ablation *abl, size_t n)
+/* Each parameter's verdict against the top-ranked one (abl[0]), and the
+ * whole check's: DISAGREE if any costs more beyond the noise, else TIE if
+ * any costs the same within it, else AGREE. */
+static ktune_check judge(ktune_ablation *abl, size_t n)
 {
     ktune_check c = n ? KTUNE_CHECK_AGREE : KTUNE_CHECK_NONE;
     for (size_t i = 1; i < n; i++) {
@@ -169,10 +170,11 @@ static ktune_check judge(const ktune_ablation *abl, size_t n)
         /* equal within rounding is a tie even without noise: two
          * parameters can pin the same neighbourhood of the optimum */
         tol = fmax(tol, 1e-9);
-        if (d < -tol)
-            return KTUNE_CHECK_DISAGREE;
-        if (fabs(d) <= tol)
-            c = KTUNE_CHECK_TIE;
+        abl[i].check = d < -tol ? KTUNE_CHECK_DISAGREE
+                       : fabs(d) <= tol ? KTUNE_CHECK_TIE : KTUNE_CHECK_AGREE;
+        if (abl[i].check == KTUNE_CHECK_DISAGREE ||
+            (abl[i].check == KTUNE_CHECK_TIE && c == KTUNE_CHECK_AGREE))
+            c = abl[i].check;
     }
     return c;
 }

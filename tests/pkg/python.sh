@@ -245,6 +245,7 @@ with ktune.Database("copy.db") as db:
     assert len(an.dependence["time"]["A"]) == 5, an.dependence
     assert an.ablation[0]["feature"] == "A" and an.ablation[0]["cost"] > 2.5 and an.agrees
     assert an.check == "agree" and an.ablation[1]["sd"] == 0, an.ablation
+    assert [x["check"] for x in an.ablation[:2]] == ["none", "agree"], an.ablation
     assert an.importance["time"][0]["cost"] > 2 and an.importance["time"][0]["worst"] in "04"
     raises("ENOTFOUND", db.analyze, "nosuch")
     rep = db.report(kernel="syn", title="py <report>", no_analysis=True)
