@@ -701,6 +701,12 @@ typedef struct ktune_query {
     bool best;               /* only the fastest ok row of each device,
                                 kernel and problem (false: every row, oldest
                                 first) */
+    bool front;              /* only the rows a pareto run marked as the
+                                time/energy front of their device, kernel
+                                and problem (KTUNE_OBJECTIVE_PARETO), by
+                                device, kernel and problem, fastest first;
+                                none in a database no such run wrote to.
+                                Not with best (false) */
 } ktune_query;
 
 /* Fill *q with the defaults above: every row.  Thread-safe. */
@@ -712,7 +718,8 @@ typedef int (*ktune_row_fn)(void *user, const ktune_row *row);
 /* Give each row q selects (NULL: every row) to fn with user, and their
  * number to *rows (NULL: not wanted).  Rows are streamed: a database of
  * millions is never held whole.  Returns 0 (also when fn stopped it);
- * KTUNE_EINVAL for a NULL db or fn or a q of another size, KTUNE_EDB. */
+ * KTUNE_EINVAL for a NULL db or fn, a q of another size or one that asks
+ * for both best and front, KTUNE_EDB. */
 KTUNE_API int ktune_db_query(ktune_db *db, const ktune_query *q, ktune_row_fn fn,
                              void *user, uint64_t *rows, ktune_diag *diag);
 
@@ -737,10 +744,11 @@ KTUNE_API int ktune_export_format_parse(const char *name, ktune_export_format *o
 
 /* Write the rows q selects (NULL: every row) to out in format fmt, and
  * their number to *rows (NULL: not wanted).  JSON writes nothing when a
- * filter of q matched no row (so that the caller can say so), "[]" for an
- * empty database.  Returns 0; KTUNE_EINVAL for NULL db or out, an unknown
- * format, or rows of several devices, kernels or problems for a Kernel
- * Tuner cache (diag says how to choose one), KTUNE_EDB. */
+ * filter of q or its front matched no row (so that the caller can say so),
+ * "[]" for an empty database.  Returns 0; KTUNE_EINVAL for NULL db or out, an unknown
+ * format, a q as ktune_db_query refuses, or rows of several devices,
+ * kernels or problems for a Kernel Tuner cache (diag says how to choose
+ * one), KTUNE_EDB. */
 KTUNE_API int ktune_db_export(ktune_db *db, ktune_export_format fmt,
                               const ktune_query *q, FILE *out, uint64_t *rows,
                               ktune_diag *diag);

@@ -776,7 +776,7 @@ def tune(spec, problem=None, strategy=None, budget=None, budget_kind="count",
 
 class _Query(_c.Structure):
     _fields_ = [("size", _sz), ("kernel", _p), ("problem", _p), ("device", _p),
-                ("ok_only", _bool), ("best", _bool)]
+                ("ok_only", _bool), ("best", _bool), ("front", _bool)]
 
 
 class _Row(_c.Structure):
@@ -850,12 +850,13 @@ def _to_text(write):
     return text
 
 
-def _query(kernel=None, problem=None, device=None, ok_only=False, best=False):
+def _query(kernel=None, problem=None, device=None, ok_only=False, best=False,
+           front=False):
     """A ktune_query and the encoded strings it borrows."""
     q = _opts(_Query, _query_init)
     keep = [_s(kernel), _s(problem), _s(device)]
     q.kernel, q.problem, q.device = keep
-    q.ok_only, q.best = ok_only, best
+    q.ok_only, q.best, q.front = ok_only, best, front
     return q, keep
 
 
@@ -874,11 +875,13 @@ class Database(_Handle):
     def _free(h):
         _db_close(h)
 
-    def query(self, kernel=None, problem=None, device=None, ok_only=False, best=False):
+    def query(self, kernel=None, problem=None, device=None, ok_only=False, best=False,
+              front=False):
         """Rows as dicts (device, kernel, source_hash, problem, config, created,
         and the result's fields), oldest first; best=True: the fastest ok row
-        of each device, kernel and problem."""
-        q, keep = _query(kernel, problem, device, ok_only, best)
+        of each device, kernel and problem; front=True: the time/energy front
+        a pareto run stored for each, fastest first."""
+        q, keep = _query(kernel, problem, device, ok_only, best, front)
         rows = []
 
         def take(user, row):
@@ -896,11 +899,11 @@ class Database(_Handle):
         return rows
 
     def export(self, fmt="csv", kernel=None, problem=None, device=None, ok_only=False,
-               best=False):
+               best=False, front=False):
         """The rows the filters select (as query()) in format fmt ("csv",
         "json", "t4", "t4-metadata", "kerneltuner"), as text."""
         f = _enum(_export_parse, fmt, "export format")
-        q, keep = _query(kernel, problem, device, ok_only, best)
+        q, keep = _query(kernel, problem, device, ok_only, best, front)
         d = _Diag()
         _need(_db_export, "ktune_db_export")
         return _to_text(lambda out: _check(_db_export(self.h, f, _c.byref(q), out, None,

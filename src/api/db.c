@@ -36,7 +36,7 @@ void ktune_query_init(ktune_query *q)
  * and the other argument (what; given: it is not NULL) given, and q filled by this library's
  * ktune_query_init; then the store's filter of q (NULL: every row). */
 static int prepare(const char *fn, ktune_db *db, bool given, const char *what,
-                   const ktune_query *q, kt_db_filter *f, bool *best, uint64_t *rows,
+                   const ktune_query *q, kt_db_filter *f, kt_db_rows *which, uint64_t *rows,
                    kt_diag *diag)
 {
     if (rows)
@@ -46,8 +46,10 @@ static int prepare(const char *fn, ktune_db *db, bool given, const char *what,
     if (q && q->size != sizeof *q)
         return kt_fail(diag, KT_EINVAL, "%s: a ktune_query of %zu bytes, not %zu (fill it "
                        "with ktune_query_init)", fn, q->size, sizeof *q);
+    if (q && q->best && q->front)
+        return kt_fail(diag, KT_EINVAL, "%s: a ktune_query asks for both best and front", fn);
     *f = q ? (kt_db_filter){q->kernel, q->problem, q->device, q->ok_only} : (kt_db_filter){0};
-    *best = q && q->best;
+    *which = !q ? KT_ROWS_ALL : q->best ? KT_ROWS_BEST : q->front ? KT_ROWS_FRONT : KT_ROWS_ALL;
     return KT_OK;
 }
 
@@ -55,11 +57,11 @@ int ktune_db_query(ktune_db *db, const ktune_query *q, ktune_row_fn fn, void *us
                    uint64_t *rows, ktune_diag *diag)
 {
     kt_db_filter f = {0};
-    bool best = false;
+    kt_db_rows which = KT_ROWS_ALL;
     uint64_t n = 0;
-    int rc = prepare("ktune_db_query", db, fn != NULL, "fn", q, &f, &best, rows, diag);
+    int rc = prepare("ktune_db_query", db, fn != NULL, "fn", q, &f, &which, rows, diag);
     if (rc == KT_OK)
-        rc = kt_db_query(db, &f, best, fn, user, &n, diag);
+        rc = kt_db_query(db, &f, which, fn, user, &n, diag);
     if (rows)
         *rows = n;
     return rc;
@@ -78,11 +80,11 @@ int ktune_db_export(ktune_db *db, ktune_export_format fmt, const ktune_query *q,
                     uint64_t *rows, ktune_diag *diag)
 {
     kt_db_filter f = {0};
-    bool best = false;
+    kt_db_rows which = KT_ROWS_ALL;
     uint64_t n = 0;
-    int rc = prepare("ktune_db_export", db, out != NULL, "out", q, &f, &best, rows, diag);
+    int rc = prepare("ktune_db_export", db, out != NULL, "out", q, &f, &which, rows, diag);
     if (rc == KT_OK)
-        rc = kt_db_export(db, fmt, &f, best, out, &n, diag);
+        rc = kt_db_export(db, fmt, &f, which, out, &n, diag);
     if (rows)
         *rows = n;
     return rc;

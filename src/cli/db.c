@@ -1,4 +1,5 @@
-/* db.c - `ktune db`: the best configurations, every row, an export (CSV,
+/* db.c - `ktune db`: the best configurations, every row, the stored
+ * time/energy fronts, an export (CSV,
  * Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file), or
  * databases merged into one. */
 #include "cli.h"
@@ -10,11 +11,14 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: ktune db (best | list | export (csv | t4 | t4-metadata | kerneltuner))\n"
-    "                [options]\n"
+    "usage: ktune db (best | list | front | export (csv | t4 | t4-metadata |\n"
+    "                kerneltuner)) [options]\n"
     "       ktune db merge OUT.db IN.db... [--json]\n\n"
     "  best                the fastest configuration per device, kernel, problem\n"
     "  list                every measurement, oldest first\n"
+    "  front               the time/energy front that each pareto run stored\n"
+    "                      (tune --objective pareto) per device, kernel,\n"
+    "                      problem, fastest first, with each row's energy\n"
     "  export csv          every measurement as CSV on stdout\n"
     "  export t4           every measurement as T4 results JSON on stdout (Kernel\n"
     "                      Tuner's keys, times in ms, device and kernel per result)\n"
@@ -27,40 +31,44 @@ static const char USAGE[] =
     "  --kernel NAME       only this kernel\n"
     "  --problem KEY       only this problem (as printed, e.g. M=256,N=256,K=256)\n"
     "  --device NAME       only this device\n"
-    "  --json              best, list: the rows as a JSON array on stdout, with\n"
+    "  --json              best, list, front: the rows as a JSON array on stdout, with\n"
     "                      every column of 'export csv' (the exports t4,\n"
     "                      t4-metadata and kerneltuner are JSON already);\n"
     "                      merge: what each input added, as a JSON array\n"
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
-/* A row of 'best' and 'list' as text. */
+/* A row of 'best', 'list' and 'front' as text; energy too where user (a
+ * bool) asks. */
 static int row_text(void *user, const ktune_row *row)
 {
-    (void)user;
+    const bool *energy = user;
     const ktune_result *r = &row->result;
     printf("%s  %s  %s  %s  %s", row->kernel, row->problem, row->config,
            ktune_status_name(r->status), row->device);
     if (r->status == KTUNE_STATUS_OK && !isnan(r->time_ms))
         printf("  %.4g ms (spread %.1f%%)", r->time_ms, 100 * r->spread);
-    else if (r->detail[0])
+    if (r->status == KTUNE_STATUS_OK && *energy && !isnan(r->energy_j))
+        printf("  %.4g J", r->energy_j);
+    if (r->status != KTUNE_STATUS_OK && r->detail[0])
         printf("  %s", r->detail);
     printf("\n");
     return 0;
 }
 
-/* best and list as text, or (json) as the JSON export of the same rows;
- * the exports (format checked by the caller). */
+/* best, list and front as text, or (json) as the JSON export of the same
+ * rows; the exports (format checked by the caller). */
 static int run_query(ktune_db *db, const char *what, const char *format, bool json,
                      ktune_query *q, uint64_t *rows, ktune_diag *diag)
 {
     ktune_export_format fmt = KTUNE_EXPORT_JSON;
     q->best = strcmp(what, "best") == 0;
+    q->front = strcmp(what, "front") == 0;
     if (strcmp(what, "export") == 0)
         ktune_export_format_parse(format, &fmt);
     if (strcmp(what, "export") == 0 || json)
         return ktune_db_export(db, fmt, q, stdout, rows, diag);
-    return ktune_db_query(db, q, row_text, NULL, rows, diag);
+    return ktune_db_query(db, q, row_text, &q->front, rows, diag);
 }
 
 /* One input's line of 'merge', or its JSON object. */
@@ -137,13 +145,14 @@ int cli_db(int argc, char **argv)
         return merge(argc - optind - 1, argv + optind + 1, json);
     }
     const char *format = optind + 1 < argc ? argv[optind + 1] : "";
-    bool query = what && (strcmp(what, "best") == 0 || strcmp(what, "list") == 0);
+    bool query = what && (strcmp(what, "best") == 0 || strcmp(what, "list") == 0 ||
+                          strcmp(what, "front") == 0);
     bool export = what && strcmp(what, "export") == 0 &&
                   (strcmp(format, "csv") == 0 || strcmp(format, "t4") == 0 ||
                    strcmp(format, "t4-metadata") == 0 ||
                    strcmp(format, "kerneltuner") == 0);
     if (!(query && optind + 1 == argc) && !(export && optind + 2 == argc))
-        return cli_usage_error("db", "expected 'best', 'list', 'export csv', "
+        return cli_usage_error("db", "expected 'best', 'list', 'front', 'export csv', "
                                "'export t4', 'export t4-metadata', "
                                "'export kerneltuner' or 'merge'");
     if (json && strcmp(format, "csv") == 0)
@@ -158,6 +167,10 @@ int cli_db(int argc, char **argv)
     ktune_db_close(db);
     if (rc != KTUNE_OK)
         return cli_error("%s", diag.msg);
+    if (rows == 0 && f.front)
+        return cli_error("no time/energy front in '%s'%s (hint: 'ktune tune --objective "
+                         "pareto' stores one)", path,
+                         f.kernel || f.problem || f.device ? " for that filter" : "");
     if (rows == 0 && (f.kernel || f.problem || f.device))
         return cli_error("nothing in '%s' matches%s%s%s%s%s%s (hint: 'ktune db best "
                          "--db %s' lists what it holds)", path,

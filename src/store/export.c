@@ -266,11 +266,13 @@ static int row_counted(void *user, const kt_db_row *row)
     return c->fn(c->user, row);
 }
 
-int kt_db_query(kt_db *db, const kt_db_filter *f, bool best, kt_db_row_fn fn,
-                 void *user, uint64_t *rows, kt_diag *diag)
+int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_rows which, kt_db_row_fn fn,
+                void *user, uint64_t *rows, kt_diag *diag)
 {
     counted c = {fn, user, 0};
-    int rc = (best ? kt_db_best : kt_db_list)(db, f, row_counted, &c, diag);
+    int rc = (which == KT_ROWS_BEST    ? kt_db_best
+              : which == KT_ROWS_FRONT ? kt_db_front
+                                       : kt_db_list)(db, f, row_counted, &c, diag);
     *rows = c.rows;
     return rc;
 }
@@ -401,11 +403,11 @@ static int row_cache(void *user, const kt_db_row *row)
     return 0;
 }
 
-static int export_cache(kt_db *db, const kt_db_filter *f, bool best, FILE *out,
+static int export_cache(kt_db *db, const kt_db_filter *f, kt_db_rows which, FILE *out,
                         uint64_t *rows, kt_diag *diag)
 {
     kt_cache cache = {.doc = json_object_new_object()};
-    int rc = kt_db_query(db, f, best, row_cache, &cache, rows, diag);
+    int rc = kt_db_query(db, f, which, row_cache, &cache, rows, diag);
     if (rc == KT_OK && cache.mixed)
         rc = kt_fail(diag, KT_EINVAL, "the rows are of more than one device, kernel or "
                      "problem, and a Kernel Tuner cache holds one: choose with --device, "
@@ -437,11 +439,11 @@ static int row_device(void *user, const kt_db_row *row)
 }
 
 /* The T4 metadata file: what the schema asks for that ktune knows. */
-static int export_t4_metadata(kt_db *db, const kt_db_filter *f, bool best, FILE *out,
+static int export_t4_metadata(kt_db *db, const kt_db_filter *f, kt_db_rows which, FILE *out,
                               uint64_t *rows, kt_diag *diag)
 {
     json_object *devices = json_object_new_array();
-    int rc = kt_db_query(db, f, best, row_device, devices, rows, diag);
+    int rc = kt_db_query(db, f, which, row_device, devices, rows, diag);
     struct utsname u;
     json_object *hw = json_object_new_object(), *env = json_object_new_object();
     json_object_object_add(hw, "operating_system",
@@ -469,8 +471,8 @@ static int export_t4_metadata(kt_db *db, const kt_db_filter *f, bool best, FILE 
 /* ---------------------------------------------------------------- export */
 
 /* CSV, JSON and T4: a header, the rows as they come, an end. */
-static int export_rows(kt_db *db, kt_export_format fmt, const kt_db_filter *f, bool best,
-                       FILE *out, uint64_t *rows, kt_diag *diag)
+static int export_rows(kt_db *db, kt_export_format fmt, const kt_db_filter *f,
+                       kt_db_rows which, FILE *out, uint64_t *rows, kt_diag *diag)
 {
     sink s = {.out = out};
     kt_db_row_fn fn = fmt == KTUNE_EXPORT_CSV ? row_csv : fmt == KTUNE_EXPORT_JSON ? row_json
@@ -481,8 +483,8 @@ static int export_rows(kt_db *db, kt_export_format fmt, const kt_db_filter *f, b
     if (fmt == KTUNE_EXPORT_T4)
         fputs("{\n  \"schema_version\": \"1.0.0\",\n  \"metadata\": {\n    "
               "\"timeunit\": \"milliseconds\"\n  },\n  \"results\": [", out);
-    int rc = kt_db_query(db, f, best, fn, &s, rows, diag);
-    bool filtered = f && (f->kernel || f->problem || f->device);
+    int rc = kt_db_query(db, f, which, fn, &s, rows, diag);
+    bool filtered = (f && (f->kernel || f->problem || f->device)) || which == KT_ROWS_FRONT;
     if (rc == KT_OK && fmt == KTUNE_EXPORT_JSON && (s.printed || !filtered))
         fputs(s.printed ? "\n]\n" : "[]\n", out);
     if (rc == KT_OK && fmt == KTUNE_EXPORT_T4)
@@ -490,17 +492,17 @@ static int export_rows(kt_db *db, kt_export_format fmt, const kt_db_filter *f, b
     return rc;
 }
 
-int kt_db_export(kt_db *db, kt_export_format fmt, const kt_db_filter *f, bool best,
+int kt_db_export(kt_db *db, kt_export_format fmt, const kt_db_filter *f, kt_db_rows which,
                  FILE *out, uint64_t *rows, kt_diag *diag)
 {
     *rows = 0;
     if (fmt == KTUNE_EXPORT_KERNELTUNER)
-        return export_cache(db, f, best, out, rows, diag);
+        return export_cache(db, f, which, out, rows, diag);
     if (fmt == KTUNE_EXPORT_T4_METADATA)
-        return export_t4_metadata(db, f, best, out, rows, diag);
+        return export_t4_metadata(db, f, which, out, rows, diag);
     if (fmt != KTUNE_EXPORT_CSV && fmt != KTUNE_EXPORT_JSON && fmt != KTUNE_EXPORT_T4)
         return kt_fail(diag, KT_EINVAL, "unknown export format %d", (int)fmt);
-    return export_rows(db, fmt, f, best, out, rows, diag);
+    return export_rows(db, fmt, f, which, out, rows, diag);
 }
 
 int kt_export_format_parse(const char *name, kt_export_format *out)

@@ -16,19 +16,25 @@ typedef ktune_export_format kt_export_format;
  * "kerneltuner"); KT_ENOTFOUND when none is. */
 int kt_export_format_parse(const char *name, kt_export_format *out);
 
-/* Write the rows f selects (best: only the fastest ok row per device,
- * kernel and problem) to out in format fmt, streamed: a database of
- * millions of rows is never held whole, except for the Kernel Tuner cache,
- * one document.  *rows: how many matched.  With JSON, nothing is written
- * when a filter matched nothing (the caller says so), "[]" when the
- * database holds nothing.  KT_EINVAL when a Kernel Tuner cache would mix
- * devices, kernels or problems. */
-/* The rows f selects (best: only the fastest ok row per device, kernel and
- * problem) to fn with user; *rows counts them. */
-int kt_db_query(kt_db *db, const kt_db_filter *f, bool best, kt_db_row_fn fn, void *user,
-                uint64_t *rows, kt_diag *diag);
+/* Which rows of those a filter selects a query gives. */
+typedef enum kt_db_rows {
+    KT_ROWS_ALL,   /* every row, oldest first */
+    KT_ROWS_BEST,  /* the fastest ok row per device, kernel and problem */
+    KT_ROWS_FRONT  /* the rows marked as a time/energy front (kt_db_front_mark),
+                      by device, kernel and problem, fastest first */
+} kt_db_rows;
 
-int kt_db_export(kt_db *db, kt_export_format fmt, const kt_db_filter *f, bool best,
+/* The rows f and which select to fn with user; *rows counts them. */
+int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_rows which, kt_db_row_fn fn,
+                void *user, uint64_t *rows, kt_diag *diag);
+
+/* Write the rows f and which select to out in format fmt, streamed: a
+ * database of millions of rows is never held whole, except for the Kernel
+ * Tuner cache, one document.  *rows: how many matched.  With JSON, nothing
+ * is written when a filter or KT_ROWS_FRONT matched nothing (the caller
+ * says so), "[]" when the database holds nothing.  KT_EINVAL when a Kernel Tuner cache would
+ * mix devices, kernels or problems. */
+int kt_db_export(kt_db *db, kt_export_format fmt, const kt_db_filter *f, kt_db_rows which,
                  FILE *out, uint64_t *rows, kt_diag *diag);
 
 #endif /* KT_EXPORT_H */

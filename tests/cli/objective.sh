@@ -140,3 +140,33 @@ expect_fail 1 "objective 'energy' needs energy readings, and an energy window of
 expect_fail 2 "unknown objective 'speed' \(time, energy, edp or pareto\)" \
     "$KTUNE" tune --replay "$REC" --objective speed
 pass "no energy: one line for each objective that needs it (a recording without, a first row without, an energy window of 0); a later row without is not ranked; unknown objective: usage"
+
+# A pareto run's front stays in the database: `ktune db front` gives it,
+# fastest first, as the run printed it. This machine may read no energy,
+# so nine live rows get made-up energies (the faster, the costlier: each
+# correct one is on the front) and a second run answers from them.
+ODB="$TMP/front.db"
+"$KTUNE" tune tests/kernels/online.json --strategy random --budget 9 --seed 2 \
+    --db "$ODB" --cache "$TMP/cache" >/dev/null 2>&1 || fail "live run"
+expect_fail 1 "no time/energy front in '$ODB' \(hint: 'ktune tune --objective pareto' stores one\)" \
+    "$KTUNE" db front --db "$ODB"
+sqlite3 "$ODB" "UPDATE measurement SET energy_j = 1.0 / time_ms WHERE status = 'ok'"
+"$KTUNE" tune tests/kernels/online.json --strategy random --budget 9 --seed 2 \
+    --db "$ODB" --cache "$TMP/cache" --objective pareto --json >"$TMP/front.json" ||
+    fail "pareto run: $(cat "$TMP/front.json")"
+"$KTUNE" db front --db "$ODB" --json >"$TMP/dbfront.json" || fail "db front --json"
+"$KTUNE" db front --db "$ODB" >"$TMP/dbfront.txt" || fail "db front"
+python3 - "$TMP/front.json" "$TMP/dbfront.json" "$TMP/dbfront.txt" <<'PY' || fail "see above"
+import json, sys
+run, rows = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read().splitlines()
+assert run["measured"] == 0 and len(run["front"]) >= 2, run
+want = [p["key"] for p in run["front"]]
+assert [r["config"] for r in rows] == [p["config"] for p in run["front"]], rows
+assert [r["energy_j"] for r in rows] == [p["energy_j"] for p in run["front"]], rows
+assert [line.split()[2] for line in text] == want, text
+assert all(line.endswith(" J") for line in text), text
+PY
+expect_fail 1 "no time/energy front in '$ODB' for that filter" \
+    "$KTUNE" db front --db "$ODB" --kernel other
+pass "db front: a pareto run's stored front, fastest first with its energy, as the run gave it; none stored: one line"

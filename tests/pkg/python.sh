@@ -210,6 +210,8 @@ with ktune.Database("t.db") as db:
     assert lines[0].startswith("created,device,kernel") and len(lines) > 4, lines[:2]
     assert all(",\"online\"," in line for line in lines[1:]), lines[1]
     assert db.export("json", kernel="online", problem="N=3000", best=True).count("WORK") == 2
+    assert db.query(front=True) == []  # no pareto run stored a front here
+    assert "both best and front" in raises("EINVAL", db.query, best=True, front=True)
     raises("ENOTFOUND", db.export, "xml")
     model = db.train("online", method="knn", holdout=0.25, seed=2)
 with open("ok.csv", "w") as f:
