@@ -1,7 +1,8 @@
 #!/bin/sh
 # ptx_hashes.sh - the PTX hashes (bench/ptx_hashes.c) of a sample of every
 # CUDA spec that includes kernels/gemm/mma.cuh or hopper.cuh (and through
-# them common.cuh), or tma.cuh, with the problems test_cuda compiles: run it before and
+# them common.cuh), tma.cuh or wgmma_stage.cuh, with the problems test_cuda
+# compiles: run it before and
 # after a change to those headers and compare the two outputs (cmp), which
 # must be identical when the change only moves code.  Needs NVRTC
 # (LD_LIBRARY_PATH=/usr/local/cuda/lib64), not a GPU.  About 3 minutes on

@@ -107,9 +107,10 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     compile_sample("kernels/gemm/gemm-tma-f8-cuda.json", "M=1000,N=1003,K=528", 1);
 }
 
-/* The Hopper GEMMs share kernels/gemm/hopper.cuh: the spec finds it (its
- * hash covers it) and NVRTC, given the kernel's directory, compiles them
- * (the sample above). */
+/* The Hopper GEMMs share kernels/gemm/hopper.cuh, and the two cp.async
+ * wgmma ones wgmma_stage.cuh too: the spec finds them (its hash covers
+ * them) and NVRTC, given the kernel's directory, compiles them (the sample
+ * above). */
 static void test_hopper_gemms_include_their_header(void)
 {
     static const char *const specs[] = {
@@ -122,6 +123,8 @@ static void test_hopper_gemms_include_their_header(void)
         kt_diag d = {{0}};
         CHECK(kt_spec_load(kt_test_path(specs[i]), NULL, NULL, &spec, &d) == KT_OK);
         CHECK(spec->kernel_includes && strncmp(spec->kernel_includes, "hopper.cuh\n", 11) == 0);
+        bool cp_async = strstr(specs[i], "wgmma") != NULL;
+        CHECK(cp_async == (strstr(spec->kernel_includes, "\nwgmma_stage.cuh\n") != NULL));
         kt_spec_free(spec);
     }
 }
