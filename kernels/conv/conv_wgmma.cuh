@@ -1,7 +1,7 @@
 // conv_wgmma.cuh - what the wgmma convolutions (conv_igemm_wgmma.cu,
 // conv_igemm_tma.cu) share: the m64 x WN x k16 instruction with both
-// operands K-major, one stage's multiplications, the accumulators' set-up
-// and where a thread's accumulators sit in the tile.  Both kernels keep a stage as 128-byte
+// operands K-major, one stage's multiplications and where a thread's
+// accumulators sit in the tile.  Both kernels keep a stage as 128-byte
 // rows (64 channels of one pixel, or of one output channel's filter tap)
 // in wgmma's canonical 128-byte swizzle.  The including kernel defines TY,
 // BK, WN, WGM, MT, NT and ACC and includes hopper.cuh first.
@@ -40,28 +40,6 @@ __device__ __forceinline__ void compute_stage(unsigned sa, unsigned sb, int wg,
             for (int ni = 0; ni < NT; ni++)
                 wgmma_kk(acc[mi][ni], da, desc(sb + ni * WN * 128 + kk * 32, 16, 1024));
         }
-}
-
-// The accumulators set to zero, and kept from the compiler's reordering
-// while wgmma owns them (hopper.cuh's pin).
-__device__ __forceinline__ void acc_zero(float (*acc)[NT][ACC])
-{
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-            for (int i = 0; i < ACC; i++)
-                acc[mi][ni][i] = 0.0f;
-}
-
-__device__ __forceinline__ void acc_pin(float (*acc)[NT][ACC])
-{
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-            pin(acc[mi][ni]);
 }
 
 // Thread t of a warpgroup holds, of each m64 x WN tile, rows 16 (t / 32) +

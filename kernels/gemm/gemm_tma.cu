@@ -297,21 +297,11 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, unsigned e
     int tiles = (K + BK - 1) / BK, it = 0;
     for (int t = blockIdx.x / CLUSTER; t < tile_count(M, N); t += gridDim.x / CLUSTER) {
         tile tl = tile_at(t, M, N, rank);
-#pragma unroll
-        for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-            for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-                for (int i = 0; i < ACC; i++)
-                    acc[mi][ni][i] = 0.0f;
+        acc_zero(acc);
         for (int kt = 0; kt < tiles; kt++, it++) {
             int s = it % STAGES;
             mbar_wait(bars + 8 * s, (it / STAGES) & 1);
-#pragma unroll
-            for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-                for (int ni = 0; ni < NT; ni++)
-                    pin(acc[mi][ni]);
+            acc_pin(acc);
             wg_fence();
             compute_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES, wg, acc);
             wg_commit();
@@ -321,11 +311,7 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, unsigned e
         }
         wg_wait<0>();
         release(bars, (it - 1) % STAGES, rank);
-#pragma unroll
-        for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-            for (int ni = 0; ni < NT; ni++)
-                pin(acc[mi][ni]);
+        acc_pin(acc);
         store_tile(C, M, N, tl.bm + wg * WGM, tl.bn, acc, epi);
     }
 }

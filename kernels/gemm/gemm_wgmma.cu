@@ -98,13 +98,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     bool inside = va && vb && bm + BM <= M && bn + BN <= N;
     feed f = feed_make(threadIdx.x, A, B, N, K, bm, bn);
     float acc[MT][NT][ACC];
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-            for (int i = 0; i < ACC; i++)
-                acc[mi][ni][i] = 0.0f;
+    acc_zero(acc);
     int tiles = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 2; s++) {
@@ -118,11 +112,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         fence_async();
         __syncthreads();
         int s = t % STAGES;
-#pragma unroll
-        for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-            for (int ni = 0; ni < NT; ni++)
-                pin(acc[mi][ni]);
+        acc_pin(acc);
         wg_fence();
         compute_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES, wg, acc);
         wg_commit();
@@ -134,10 +124,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         wg_wait<1>();
     }
     wg_wait<0>();
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-            pin(acc[mi][ni]);
+    acc_pin(acc);
     store_tile(C, M, N, bm + wg * WGM, bn, acc);
 }

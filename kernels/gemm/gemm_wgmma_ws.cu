@@ -104,23 +104,13 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, elem *C, i
                                         int K, int bm, int bn, int wg)
 {
     float acc[MT][NT][ACC];
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-            for (int i = 0; i < ACC; i++)
-                acc[mi][ni][i] = 0.0f;
+    acc_zero(acc);
     int tiles = (K + BK - 1) / BK;
     for (int t = 0; t < tiles; t++) {
         int s = t % STAGES;
         mbar_wait(bars + 8 * s, (t / STAGES) & 1);
         fence_async();
-#pragma unroll
-        for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-            for (int ni = 0; ni < NT; ni++)
-                pin(acc[mi][ni]);
+        acc_pin(acc);
         wg_fence();
         compute_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES, wg, acc);
         wg_commit();
@@ -129,11 +119,7 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, elem *C, i
             mbar_arrive(bars + 8 * (STAGES + (t - 1) % STAGES));
     }
     wg_wait<0>();
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-            pin(acc[mi][ni]);
+    acc_pin(acc);
     store_tile(C, M, N, bm + wg * WGM, bn, acc);
 }
 

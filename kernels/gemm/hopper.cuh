@@ -1,10 +1,10 @@
 // hopper.cuh - the device helpers the Hopper GEMMs (gemm_wgmma.cu,
-// gemm_wgmma_ws.cu, gemm_tma.cu) share: mbarriers, async-proxy fence,
-// wgmma (fences, descriptors, the m64 x WN x k16 instruction, k32 for
-// FP8), over common.cuh's element type, shared-memory addresses, cp16 and
-// conversion to half / bfloat16 (to_elem), which mma.cuh shares.  The
-// including kernel defines TY, WN, ACC and KT_BF16 (and KT_FP8, default 0)
-// first.  ktune passes NVRTC the kernel's directory and hashes this file
+// gemm_wgmma_ws.cu, gemm_tma.cu) and wgmma convolutions share: mbarriers,
+// async-proxy fence, wgmma (fences, descriptors, the m64 x WN x k16
+// instruction, k32 for FP8), the accumulators' set-up, over common.cuh's
+// element type, shared-memory addresses, cp16 and conversion to half /
+// bfloat16 (to_elem), which mma.cuh shares.  The including kernel defines
+// TY, WN, MT, NT, ACC and KT_BF16 (and KT_FP8, default 0) first.  ktune passes NVRTC the kernel's directory and hashes this file
 // and common.cuh with it.
 #pragma once
 
@@ -109,4 +109,26 @@ __device__ __forceinline__ void pin(float *d)
 #pragma unroll
     for (int i = 0; i < ACC; i++)
         asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// A warpgroup's MT x NT instructions' accumulators set to zero, and kept
+// from the compiler's reordering while wgmma owns them (pin).
+__device__ __forceinline__ void acc_zero(float (*acc)[NT][ACC])
+{
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++)
+#pragma unroll
+            for (int i = 0; i < ACC; i++)
+                acc[mi][ni][i] = 0.0f;
+}
+
+__device__ __forceinline__ void acc_pin(float (*acc)[NT][ACC])
+{
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++)
+            pin(acc[mi][ni]);
 }
