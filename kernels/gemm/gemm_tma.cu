@@ -331,14 +331,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     unsigned base = (smem_addr(smem) + 1023) & ~1023u;
     unsigned epi = base + STAGES * (A_BYTES + B_BYTES);
     unsigned bars = epi + EPI_BYTES;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; s++) {
-            mbar_init(bars + 8 * s, 1);
-            mbar_init(bars + 8 * (STAGES + s), 4 * WGS * CLUSTER);
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    cluster_sync();
+    ring_init(bars);
     int wg = threadIdx.x / 128;
     if (wg == WGS) {
 #if WGS > 1

@@ -2,9 +2,10 @@
 // in thread-block clusters (kernels/gemm/gemm_tma.cu,
 // kernels/conv/conv_igemm_tma.cu): the tensor map's type, mbarrier
 // arrivals that announce bytes or reach another block of the cluster, the
-// cluster's rank and barrier, setmaxnreg, and the epilogue's swizzled
-// staging of a warp's accumulators.  The including kernel
-// defines CLUSTER (1 or 2) first and includes hopper.cuh before it.  ktune
+// cluster's rank and barrier, the ring's mbarriers, setmaxnreg, and the
+// epilogue's swizzled staging of a warp's accumulators.  The including
+// kernel defines CLUSTER (1 or 2), STAGES and WGS (consumer warpgroups)
+// first and includes hopper.cuh before it.  ktune
 // hashes this file with the kernel (nested includes are part of the
 // CUBIN's key).
 #pragma once
@@ -61,6 +62,23 @@ __device__ __forceinline__ void cluster_sync()
 #else
     __syncthreads();
 #endif
+}
+
+// The ring's mbarriers, set up by thread 0 before any block of the cluster
+// uses them: full[s] (bars + 8 s) completes on the producer's one arrival
+// and the bytes it announced, empty[s] (after STAGES of them) on one
+// arrival of each consumer warp of every block of the cluster.  Every
+// thread calls it.
+__device__ __forceinline__ void ring_init(unsigned bars)
+{
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(bars + 8 * s, 1);
+            mbar_init(bars + 8 * (STAGES + s), 4 * WGS * CLUSTER);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    cluster_sync();
 }
 
 template <int N> __device__ __forceinline__ void set_regs_inc()
