@@ -233,6 +233,36 @@ static void test_kernel_by_name_reads_its_stored_keys(void)
     ktune_selector_close(sel);
 }
 
+/* A problem measured by two versions of the kernel (two source hashes): a
+ * selector by the kernel's name answers with the faster row, whichever
+ * came first, and a nearest answer still names its problem. */
+static void test_two_versions_of_a_problem_give_the_faster(void)
+{
+    const char *path = kt_test_tmp("v.db");
+    kt_db *db = NULL;
+    kt_diag kd = {{0}};
+    CHECK(kt_db_open(path, &db, &kd) == KT_OK);
+    put_kernel(db, "gemm", "v1", "M=64,N=64,K=64", SLOW, 3.0);
+    put_kernel(db, "gemm", "v2", "M=64,N=64,K=64", FAST, 2.0);
+    put_kernel(db, "gemm", "v1", "M=96,N=96,K=96", FASTER, 1.0);
+    put_kernel(db, "gemm", "v2", "M=96,N=96,K=96", SLOW, 4.0);
+    kt_db_close(db);
+    ktune_selector *sel = NULL;
+    ktune_diag d = {{0}};
+    CHECK_EQ_INT(ktune_selector_open(path, "gemm", DEVICE, NULL, NULL, &sel, &d), KTUNE_OK);
+    CHECK_EQ_INT(ktune_selector_size(sel), 2);
+    ktune_choice c;
+    CHECK_EQ_INT(ktune_select(sel, "M=64,N=64,K=64", &c, &d), KTUNE_OK);
+    CHECK(c.source == KTUNE_FROM_DATABASE && strcmp(c.config, FAST) == 0);
+    CHECK_NEAR(c.time_ms, 2.0, 0);
+    CHECK_EQ_INT(ktune_select(sel, "M=96,N=96,K=96", &c, &d), KTUNE_OK);
+    CHECK(c.source == KTUNE_FROM_DATABASE && strcmp(c.config, FASTER) == 0);
+    CHECK_EQ_INT(ktune_select(sel, "M=90,N=96,K=96", &c, &d), KTUNE_OK);
+    CHECK_EQ_INT(c.source, KTUNE_FROM_NEAREST);
+    CHECK(strcmp(c.from, "M=96,N=96,K=96") == 0 && strcmp(c.config, FASTER) == 0);
+    ktune_selector_close(sel);
+}
+
 static void test_text_values_must_match_to_be_near(void)
 {
     const char *path = kt_test_tmp("conv.db");
@@ -439,6 +469,7 @@ static const kt_test TESTS[] = {
     KT_T(test_far_shape_goes_to_the_model),
     KT_T(test_empty_database_gives_the_default),
     KT_T(test_kernel_by_name_reads_its_stored_keys),
+    KT_T(test_two_versions_of_a_problem_give_the_faster),
     KT_T(test_text_values_must_match_to_be_near),
     KT_T(test_own_device_is_this_machine),
     KT_T(test_lookups_go_on_while_the_database_changes),

@@ -3,7 +3,8 @@
  * A hit should cost two cache misses: the hash slot, which holds the
  * offset of its row's record, and the record, which holds everything the
  * answer copies (time, problem values, tuning values and configuration
- * key, adjacent).  The nearest scan reads one contiguous array of the
+ * key, adjacent).  Slots are 8 bytes, so that the table of an index of
+ * 100,000 problems (2 MiB) stays in the caches beside the records.  The nearest scan reads one contiguous array of the
  * problems' log2 values instead.
  */
 #include "api/select_index.h"
@@ -17,16 +18,19 @@
 #define WHOLE_MAX 9007199254740992.0 /* 2^53, as problem values allow */
 
 typedef struct slot {
-    uint64_t rec;           /* the row's record: offset into recs */
+    uint32_t rec8;          /* the row's record: its offset into recs / 8, + 1;
+                               0: empty */
     uint32_t tag;           /* the hash's high half: most misses compare no key */
-    uint32_t row;           /* row + 1; 0: empty */
 } slot;
+
+#define RECS_MAX ((uint64_t)(UINT32_MAX - 1) * 8) /* what rec8 can address */
 
 /* A row's record in recs, 8-byte aligned: this header, then int64_t
  * key[np], double values[nq], and the configuration key (NUL ended). */
 typedef struct record {
     double time_ms;
-    uint64_t config_len;
+    uint32_t config_len;
+    uint32_t row;           /* the row it is the record of */
 } record;
 
 struct kt_sel_index {
@@ -48,6 +52,11 @@ static const record *rec_at(const kt_sel_index *x, uint64_t off)
     return (const record *)(x->recs + off);
 }
 
+static const record *slot_rec(const kt_sel_index *x, const slot *s)
+{
+    return rec_at(x, (uint64_t)(s->rec8 - 1) * 8);
+}
+
 static const int64_t *rec_key(const record *r) { return (const int64_t *)(r + 1); }
 
 static const double *rec_values(const kt_sel_index *x, const record *r)
@@ -60,13 +69,12 @@ static const char *rec_config(const kt_sel_index *x, const record *r)
     return (const char *)(rec_values(x, r) + x->nq);
 }
 
-/* The answer of row r from its record. */
-static void row_view(const kt_sel_index *x, size_t r, uint64_t off, kt_sel_row *row)
+/* The answer from a record, without its problem key: a hit knows its
+ * problem, and reading prob_off would be one more cache miss. */
+static void row_view(const kt_sel_index *x, const record *rec, kt_sel_row *row)
 {
-    const record *rec = rec_at(x, off);
     *row = (kt_sel_row){.config = rec_config(x, rec), .config_len = rec->config_len,
-                        .values = rec_values(x, rec), .time_ms = rec->time_ms,
-                        .problem = x->strs + x->prob_off[r]};
+                        .values = rec_values(x, rec), .time_ms = rec->time_ms};
 }
 
 /* --------------------------------------------------------------- values */
@@ -144,9 +152,8 @@ static slot *probe(const kt_sel_index *x, const int64_t *v, uint64_t h)
     uint32_t tag = (uint32_t)(h >> 32);
     for (size_t i = h & x->mask;; i = (i + 1) & x->mask) {
         slot *s = &x->slots[i];
-        if (s->row == 0 ||
-            (s->tag == tag &&
-             memcmp(rec_key(rec_at(x, s->rec)), v, x->np * sizeof *v) == 0))
+        if (s->rec8 == 0 ||
+            (s->tag == tag && memcmp(rec_key(slot_rec(x, s)), v, x->np * sizeof *v) == 0))
             return s;
     }
 }
@@ -162,8 +169,8 @@ static int grow_slots(kt_sel_index *x)
     }
     x->mask = n - 1;
     for (size_t i = 0; i < old_n; i++)
-        if (old[i].row) {
-            const int64_t *v = rec_key(rec_at(x, old[i].rec));
+        if (old[i].rec8) {
+            const int64_t *v = rec_key(slot_rec(x, &old[i]));
             *probe(x, v, hash_values(v, x->np)) = old[i];
         }
     free(old);
@@ -175,9 +182,9 @@ bool kt_sel_index_find(const kt_sel_index *x, const int64_t *values, kt_sel_row 
     if (x->n == 0)
         return false;
     const slot *s = probe(x, values, hash_values(values, x->np));
-    if (s->row == 0)
+    if (s->rec8 == 0)
         return false;
-    row_view(x, s->row - 1, s->rec, row);
+    row_view(x, slot_rec(x, s), row);
     return true;
 }
 
@@ -241,7 +248,8 @@ bool kt_sel_index_nearest(const kt_sel_index *x, const int64_t *values,
     if (!isfinite(best))
         return false;
     *distance = sqrt(best);
-    row_view(x, at, x->rec_off[at], row);
+    row_view(x, rec_at(x, x->rec_off[at]), row);
+    row->problem = x->strs + x->prob_off[at];
     return true;
 }
 
@@ -354,11 +362,14 @@ static int set_row(builder *b, size_t r, const kt_db_row *row)
                        "%s: at most %d", clen, row->problem, KTUNE_CHOICE_KEY_MAX - 1);
     size_t size = sizeof(record) + x->np * sizeof(int64_t) + x->nq * sizeof(double) +
                   (clen + 8) / 8 * 8;
+    if (x->rlen + size > RECS_MAX)
+        return kt_fail(b->diag, KT_ERANGE, "too many problems to index");
     if (reserve(&x->recs, x->rlen, &x->rcap, size) ||
         reserve(&x->strs, x->slen, &x->scap, plen + 1))
         return kt_fail(b->diag, KT_ENOMEM, "out of memory");
     record *rec = (record *)(x->recs + x->rlen);
-    *rec = (record){.time_ms = row->result.time_ms, .config_len = clen};
+    *rec = (record){.time_ms = row->result.time_ms, .config_len = (uint32_t)clen,
+                    .row = (uint32_t)r};
     memcpy((int64_t *)(rec + 1), b->key, x->np * sizeof *b->key);
     memcpy((double *)((int64_t *)(rec + 1) + x->np), b->vals, x->nq * sizeof *b->vals);
     memcpy((char *)rec_config(x, rec), row->config, clen + 1);
@@ -384,12 +395,13 @@ static int add_row(builder *b, const kt_db_row *row)
         return kt_fail(b->diag, KT_ENOMEM, "out of memory");
     uint64_t h = hash_values(b->key, x->np);
     slot *s = probe(x, b->key, h);
-    if (s->row) {
-        size_t r = s->row - 1;
-        if (!(row->result.time_ms < rec_at(x, s->rec)->time_ms))
+    if (s->rec8) {
+        const record *old = slot_rec(x, s);
+        if (!(row->result.time_ms < old->time_ms))
             return KT_OK;
+        size_t r = old->row;
         int rc = set_row(b, r, row);
-        s->rec = x->rec_off[r];
+        s->rec8 = (uint32_t)(x->rec_off[r] / 8 + 1);
         return rc;
     }
     if (x->n == x->cap && grow_rows(x) != KT_OK)
@@ -398,8 +410,8 @@ static int add_row(builder *b, const kt_db_row *row)
         return kt_fail(b->diag, KT_ERANGE, "too many problems to index");
     int rc = set_row(b, x->n, row);
     if (rc == KT_OK)
-        *s = (slot){.rec = x->rec_off[x->n], .tag = (uint32_t)(h >> 32),
-                    .row = (uint32_t)++x->n};
+        *s = (slot){.rec8 = (uint32_t)(x->rec_off[x->n++] / 8 + 1),
+                    .tag = (uint32_t)(h >> 32)};
     return rc;
 }
 

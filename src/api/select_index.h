@@ -55,7 +55,8 @@ typedef struct kt_sel_row {
     size_t config_len;
     const double *values;   /* nparams: each tuning parameter's value */
     double time_ms;         /* its stored median */
-    const char *problem;    /* the problem key it was measured for */
+    const char *problem;    /* the problem key it was measured for
+                               (kt_sel_index_nearest; NULL from _find) */
 } kt_sel_row;
 
 size_t kt_sel_index_size(const kt_sel_index *x);     /* problems indexed */
