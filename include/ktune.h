@@ -1760,10 +1760,11 @@ typedef struct ktune_analyze_opts {
                                 depend on the machine) */
     size_t derived;          /* derived features each model may use (16):
                                 products of two or three numeric tuning
-                                parameters and ratios of two, the ones a
-                                model of the training rows with all of them
-                                leans on most; their contributions count
-                                for their parameters.  0: none */
+                                parameters, ratios of two and the odd part
+                                of an integer one (1: a power of two), the
+                                ones a model of the training rows with all
+                                of them leans on most; their contributions
+                                count for their parameters.  0: none */
 } ktune_analyze_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */

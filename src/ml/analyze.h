@@ -28,8 +28,11 @@ typedef struct kt_afeature {
 } kt_afeature;
 
 /* A derived feature (analyze_derive.c): the product of tuning features
- * a and b (and c), or a over b. */
-typedef enum kt_derive_op { KT_DERIVE_MUL, KT_DERIVE_DIV, KT_DERIVE_MUL3 } kt_derive_op;
+ * a and b (and c), a over b, or the odd part of a (a over the largest
+ * power of two that divides it: 1 where a is a power of two). */
+typedef enum kt_derive_op {
+    KT_DERIVE_MUL, KT_DERIVE_DIV, KT_DERIVE_MUL3, KT_DERIVE_ODD
+} kt_derive_op;
 
 typedef struct kt_aderived {
     kt_derive_op op;
@@ -94,9 +97,11 @@ int kt_analysis_rank(kt_analysis *a, int t, const size_t *row, const float *pred
 int kt_analysis_ablate(kt_analysis *a, const size_t *order, kt_diag *diag);
 
 /* The candidate derived features of a's numeric tuning parameters into
- * *out (caller frees; NULL when there are none): every product of two,
- * ratio of two (where the divisor is never 0) and, while there are at most
- * 1024 candidates in all, product of three.  KT_OK or KT_ENOMEM. */
+ * *out (caller frees; NULL when there are none): the odd part of each
+ * whose values are positive integers of two odd parts or more, every
+ * product of two, ratio of two (where the divisor is never 0) and, while
+ * there are at most 1024 products and ratios in all, product of three.
+ * KT_OK or KT_ENOMEM. */
 int kt_derived_candidates(const kt_analysis *a, kt_aderived **out, size_t *n);
 
 /* k rows of nf features (base) with the nd derived features d appended,
@@ -113,7 +118,7 @@ int kt_derived_select(const kt_xgb_data *td, const kt_xgb_opts *xo, const kt_ade
                       size_t ncand, size_t keep, kt_aderived **out,
                       size_t *n, kt_diag *diag);
 
-/* "a*b", "a/b" or "a*b*c" into buf. */
+/* "a*b", "a/b", "a*b*c" or "odd(a)" into buf. */
 void kt_derived_name(const kt_analysis *a, const kt_aderived *d, char *buf, size_t cap);
 
 /* The whole analysis (ktune_analyze without its argument checks). */

@@ -2,10 +2,15 @@
  * models (analyze.h): products of two and of three numeric tuning
  * parameters and ratios of two (threads per block, a tile's area, work per
  * thread), which a tree over the parameters alone needs many splits to
- * approximate.  The candidates are generic, made for every kernel from its
- * numeric tuning parameters; a model of the training rows with all of them
- * ranks them by their mean |TreeSHAP| contribution and the strongest few
- * are kept. */
+ * approximate, and the odd part of an integer parameter, which one split
+ * turns into "a power of two or not": a staircase of as many splits over
+ * the parameter itself (block widths of 16, 32 and 64 against 48, 80 and
+ * 112 in between; on the hub's convolutions on NVIDIA GPUs the slowest
+ * configurations are power-of-two widths at many rows per thread, 3-10x
+ * slower than the widths between them).  The candidates are generic, made
+ * for every kernel from its numeric tuning parameters; a model of the
+ * training rows with all of them ranks them by their mean |TreeSHAP|
+ * contribution and the strongest few are kept. */
 #include "ml/analyze.h"
 #include "core/util.h"
 #include "ml/xgb.h"
@@ -27,6 +32,32 @@ static bool nonzero(const kt_afeature *f)
     return true;
 }
 
+/* The odd part of a positive integer v (v over the largest power of two
+ * that divides it: 1 for a power of two, 3 for 48); 0 where v is not
+ * one. */
+static double odd_part(double v)
+{
+    if (!(v >= 1 && v < 9.007199254740992e15) || v != floor(v))
+        return 0;
+    while (fmod(v, 2) == 0)
+        v /= 2;
+    return v;
+}
+
+/* Whether f's values are positive integers of at least two odd parts. */
+static bool odd_varies(const kt_afeature *f)
+{
+    double first = f->nvals ? odd_part(f->num[0]) : 0;
+    bool varies = false;
+    for (size_t v = 0; v < f->nvals; v++) {
+        double o = odd_part(f->num[v]);
+        if (o == 0)
+            return false;
+        varies |= o != first;
+    }
+    return varies;
+}
+
 static size_t count_candidates(size_t k, bool triples)
 {
     return k * (k - 1) / 2 * 3 + (triples ? k * (k - 1) * (k - 2) / 6 : 0);
@@ -43,12 +74,15 @@ int kt_derived_candidates(const kt_analysis *a, kt_aderived **out, size_t *n)
         if (a->f[f].numeric)
             num[k++] = f;
     bool triples = count_candidates(k, true) <= MAX_CANDIDATES;
-    size_t cap = k >= 2 ? count_candidates(k, triples) : 0;
+    size_t cap = k + (k >= 2 ? count_candidates(k, triples) : 0);
     kt_aderived *d = cap ? malloc(cap * sizeof *d) : NULL;
     if (cap && !d) {
         free(num);
         return KT_ENOMEM;
     }
+    for (size_t i = 0; i < k; i++)
+        if (odd_varies(&a->f[num[i]]))
+            d[(*n)++] = (kt_aderived){KT_DERIVE_ODD, num[i], 0, 0};
     for (size_t i = 0; i < k; i++)
         for (size_t j = i + 1; j < k; j++) {
             d[(*n)++] = (kt_aderived){KT_DERIVE_MUL, num[i], num[j], 0};
@@ -60,6 +94,10 @@ int kt_derived_candidates(const kt_analysis *a, kt_aderived **out, size_t *n)
                 d[(*n)++] = (kt_aderived){KT_DERIVE_MUL3, num[i], num[j], num[l]};
         }
     free(num);
+    if (*n == 0) { /* one parameter without odd parts */
+        free(d);
+        d = NULL;
+    }
     *out = d;
     return KT_OK;
 }
@@ -68,6 +106,7 @@ static float derive(const kt_aderived *d, const float *base)
 {
     double a = base[d->a], b = base[d->b];
     switch (d->op) {
+    case KT_DERIVE_ODD: return (float)odd_part(a);
     case KT_DERIVE_MUL: return (float)(a * b);
     case KT_DERIVE_DIV: return (float)(a / b);
     default: return (float)(a * b * base[d->c]);
@@ -168,7 +207,9 @@ int kt_derived_select(const kt_xgb_data *td, const kt_xgb_opts *xo, const kt_ade
 void kt_derived_name(const kt_analysis *a, const kt_aderived *d, char *buf, size_t cap)
 {
     const char *x = a->f[d->a].name, *y = a->f[d->b].name;
-    if (d->op == KT_DERIVE_MUL3)
+    if (d->op == KT_DERIVE_ODD)
+        snprintf(buf, cap, "odd(%s)", x);
+    else if (d->op == KT_DERIVE_MUL3)
         snprintf(buf, cap, "%s*%s*%s", x, y, a->f[d->c].name);
     else
         snprintf(buf, cap, "%s%s%s", x, d->op == KT_DERIVE_MUL ? "*" : "/", y);
