@@ -1018,7 +1018,7 @@ class _ModelInfo(_c.Structure):
 
 class _Candidate(_c.Structure):
     _fields_ = [("method", _p), ("top1", _dbl), ("top10", _dbl), ("chosen", _bool),
-                ("pooled", _bool)]
+                ("pooled", _bool), ("loglik", _dbl)]
 
 
 _MAX_WIDTHS = 16
