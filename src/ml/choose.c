@@ -9,8 +9,10 @@
  * unconstrained beam search (perfect top-1 and top-10, reported), and
  * scores their best configurations (mean log-probability); the candidate
  * with the highest log-probability wins (the earlier on a tie: the order
- * is by training cost).  The winner is trained again on the whole training part, and the
- * model keeps every candidate's scores.  The candidates' iterative
+ * is by training cost).  The winner is trained again on the whole training
+ * part (where it draws on its seed and learns from few samples, with a
+ * second seed too, the two averaged: bagged), and the model keeps every
+ * candidate's scores.  The candidates' iterative
  * training is bounded in time (DEF_SECONDS each unless the caller gives
  * seconds), so choosing costs at most a few such budgets.  With too few
  * samples to validate on, the first candidate is trained and nothing is
@@ -43,7 +45,7 @@ static const kt_method *const CANDIDATES[] = {
  * scarce: on the large cells the methods win without them, and their
  * training would double the cost there. */
 enum { NMETHOD = sizeof CANDIDATES / sizeof *CANDIDATES, NCAND = 2 * NMETHOD,
-       MIN_VALIDATION = 200, MIN_TRAIN = 8, POOL_BELOW = 2000, MAX_PARTS = 8 };
+       MIN_VALIDATION = 200, MIN_TRAIN = 8, POOL_BELOW = 2000, MAX_PARTS = 8, BAG = 2 };
 #define DEF_SECONDS 25.0
 
 /* The share of n training samples that validates: enough problems for
@@ -227,6 +229,16 @@ static size_t best_of(const ktune_model_candidate *cand)
     return best;
 }
 
+/* Whether the final model m is bagged (bag.c): its method draws on the
+ * seed and it learnt from fewer than POOL_BELOW samples (its own cell's, or
+ * pooled), where a second seed's model lowers the variance most and costs
+ * one more training (its query costs twice as much).  A larger pool is
+ * left alone: its training already takes most of the time budget. */
+static bool bagged(const kt_model *m)
+{
+    return m->method->seeded && m->train.n < POOL_BELOW;
+}
+
 /* Train candidate i's method on the whole training part (pooled or not). */
 static int train_final(const kt_dataset *d, const kt_siblings *pool, const kt_train_opts *fo,
                        bool pooled, kt_model **out, kt_diag *diag)
@@ -294,7 +306,10 @@ int kt_model_choose(const kt_dataset *d, const kt_siblings *pool, const kt_train
     fo.method = cand_method(chosen)->name;
     if ((rc = train_final(d, pool, &fo, cand_pooled(chosen), out, diag)) != KT_OK || few)
         return rc;
-    if ((rc = record(*out, cand, chosen, nval, diag)) != KT_OK) {
+    if (bagged(*out) && (rc = kt_model_bag(*out, BAG, &fo)) != KT_OK)
+        rc = kt_fail(diag, rc, "%s", rc == KT_ENOMEM ? "out of memory training"
+                                                     : "training the second seed's model failed");
+    if (rc != KT_OK || (rc = record(*out, cand, chosen, nval, diag)) != KT_OK) {
         kt_model_free(*out);
         *out = NULL;
     }

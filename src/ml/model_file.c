@@ -213,7 +213,8 @@ static void get_samples(reader *r, const kt_model *m, samples *s)
 }
 
 /* put_choice's record: known methods, percentages, exactly one chosen
- * (the model's own method) when there is any.  Before version 3 the
+ * (the model's own method, checked once its state is read: check_chosen)
+ * when there is any.  Before version 3 the
  * candidate of the model's method was the chosen one, and none pooled. */
 static void get_choice(reader *r, kt_model *m, uint32_t version)
 {
@@ -235,7 +236,7 @@ static void get_choice(reader *r, kt_model *m, uint32_t version)
         c->loglik = NAN;
         if (version >= 4)
             kt_get(r, &c->loglik, sizeof c->loglik);
-        if (!cm || flags > 3 || ((flags & 2) && cm != m->method) ||
+        if (!cm || flags > 3 ||
             !(c->top1 >= 0 && c->top1 <= 100 && c->top10 >= 0 && c->top10 <= 100) ||
             (version >= 4 && !(c->loglik <= 0)))
             kt_reader_refuse(r, "a bad record of the method's choice");
@@ -246,6 +247,17 @@ static void get_choice(reader *r, kt_model *m, uint32_t version)
     }
     if (!r->bad && n > 0 && chosen != 1)
         kt_reader_refuse(r, "a bad record of the method's choice");
+}
+
+/* The chosen candidate is the method the model describes itself as (a
+ * bag's is its members', known once its state is read). */
+static void check_chosen(reader *r, const kt_model *m)
+{
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    for (size_t i = 0; i < m->ncand; i++)
+        if (m->cand[i].chosen && strcmp(m->cand[i].method, info.method) != 0)
+            kt_reader_refuse(r, "a bad record of the method's choice");
 }
 
 static void read_model(reader *r, kt_model *m)
@@ -285,6 +297,8 @@ static void read_model(reader *r, kt_model *m)
         get_choice(r, m, version);
     if (!r->bad)
         m->method->load(m, r);
+    if (!r->bad)
+        check_chosen(r, m);
     r->bad |= r->p != r->end || m->train.n == 0;
 }
 
