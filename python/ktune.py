@@ -1099,7 +1099,7 @@ class Model(_Handle):
     @property
     def candidates(self):
         """The methods tried when training chose the method, as dicts
-        (method, top1, top10, chosen, pooled); [] when the method was
+        (method, top1, top10, chosen, pooled, loglik); [] when the method was
         given."""
         return _table(lambda i, out: _model_candidate_at(self.h, i, out), _Candidate)
 
