@@ -930,9 +930,9 @@ KTUNE_API void ktune_blas_set_threads(int n);
  * tried pooled: trained on those problems' training parts too (each
  * split as its own run would split it, so the cell's held-out problems
  * are the same and no sibling's held-out problem is trained on), the
- * fields as inputs.  The one with the best
- * perfect prediction at top-1 plus top-10 (the earlier on a tie) is
- * trained again on the whole training part, and the model keeps every
+ * fields as inputs.  The one that gives the validation problems' best
+ * configurations the highest mean log-probability (the earlier on a tie)
+ * is trained again on the whole training part, and the model keeps every
  * candidate's scores (ktune_model_candidate_at).  Returns 0; KTUNE_EINVAL for a NULL
  * argument, an option that does not fit (an unknown method, a holdout
  * with an every_measurement method, a split_ignore field the problems
@@ -984,6 +984,11 @@ typedef struct ktune_model_candidate {
                                 (FP32 and BF16 for an FP16 model), the
                                 fields being inputs; tried where the
                                 training part is below 2,000 problems */
+    double loglik;           /* mean log-probability (nats, <= 0) of the
+                                validation problems' best configurations,
+                                each position scored after the true
+                                earlier values: the highest is chosen;
+                                NAN in model files before format 4 */
 } ktune_model_candidate;
 
 /* The i-th candidate (i = 0, 1, ..., in the order tried) into *out; 0,

@@ -1021,7 +1021,7 @@ class _ModelInfo(_c.Structure):
 
 class _Candidate(_c.Structure):
     _fields_ = [("method", _p), ("top1", _dbl), ("top10", _dbl), ("chosen", _bool),
-                ("pooled", _bool)]
+                ("pooled", _bool), ("loglik", _dbl)]
 
 
 _MAX_WIDTHS = 16
@@ -1102,7 +1102,7 @@ class Model(_Handle):
     @property
     def candidates(self):
         """The methods tried when training chose the method, as dicts
-        (method, top1, top10, chosen, pooled); [] when the method was
+        (method, top1, top10, chosen, pooled, loglik); [] when the method was
         given."""
         return _table(lambda i, out: _model_candidate_at(self.h, i, out), _Candidate)
 

@@ -94,8 +94,11 @@ static void test_the_method_that_must_win_is_chosen(void)
         CHECK(c[i].chosen == (i == 1));
         CHECK(c[i].top1 <= c[i].top10);
     }
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < 5; i++) { /* the highest log-probability is chosen */
         CHECK(c[i].top1 + c[i].top10 <= c[1].top1 + c[1].top10);
+        CHECK(c[i].loglik <= 0 && c[i].loglik <= c[1].loglik);
+    }
+    CHECK(c[0].loglik < c[1].loglik);
     CHECK(ktune_model_candidate_at(m, 5, &c[0]) == KTUNE_ENOTFOUND);
     CHECK_NEAR(c[1].top1, 100, 1e-9);
     CHECK(c[0].top1 < 90); /* knn is fooled by the noise */
@@ -126,6 +129,7 @@ static void test_the_choice_is_saved_and_deterministic(void)
         CHECK(ktune_model_candidate_at(back, i, &cb) == KTUNE_OK);
         CHECK_STR(cb.method, ca.method);
         CHECK(cb.top1 == ca.top1 && cb.top10 == ca.top10 && cb.chosen == ca.chosen);
+        CHECK(cb.loglik == ca.loglik);
     }
     ktune_model_free(a);
     ktune_model_free(b);

@@ -503,6 +503,36 @@ static void test_evaluation_scores_the_held_out_problems(void)
     kt_model_free(m);
 }
 
+/* The log-probability the default method chooses by is what the beam
+ * search ranks the true configuration by, averaged over the held-out
+ * problems (a beam as wide as the toy's outputs allow lists every
+ * configuration with its score). */
+static void test_loglik_is_the_beams_score_of_the_true_configuration(void)
+{
+    kt_model *m = toy_model();
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    enum { WIDE = 64 };
+    uint16_t out[WIDE * 8];
+    double logp[WIDE], want = 0, got;
+    kt_diag d = {{0}};
+    CHECK(info.nout <= 8 && info.ntest == 10);
+    for (size_t i = 0; i < info.ntest; i++) {
+        size_t found = 0, b = 0;
+        CHECK(kt_predict(m, NULL, kt_model_test_problem(m, i), WIDE, out, logp, &found, &d) ==
+              KT_OK);
+        while (b < found && memcmp(out + b * info.nout, kt_model_test_target(m, i),
+                                   info.nout * sizeof *out) != 0)
+            b++;
+        CHECK(b < found && found < WIDE); /* every configuration was listed */
+        want += logp[b];
+    }
+    CHECK(kt_model_loglik(m, &got, &d) == KT_OK);
+    CHECK_NEAR(got, want / 10, 1e-9);
+    CHECK(got < 0);
+    kt_model_free(m);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_beam_search_ranks_and_constrains),
     KT_T(test_dataset_tokenises_ok_rows_of_one_kernel),
@@ -516,5 +546,6 @@ static const kt_test TESTS[] = {
     KT_T(test_constrained_prediction_is_valid),
     KT_T(test_training_from_the_store_follows_the_method_table),
     KT_T(test_evaluation_scores_the_held_out_problems),
+    KT_T(test_loglik_is_the_beams_score_of_the_true_configuration),
 };
 KT_TEST_MAIN(TESTS)

@@ -24,9 +24,9 @@ static const char USAGE[] =
     "                      2,000, with --where and problems of other --where\n"
     "                      values (FP32 beside FP16), all but knn also pooled:\n"
     "                      trained on those problems' training parts too;\n"
-    "                      the best at perfect\n"
-    "                      top-1 plus top-10 is trained again on the whole\n"
-    "                      training part; each training stops after --seconds\n"
+    "                      the one that gives the best configurations of\n"
+    "                      the rest the highest log-probability is trained\n"
+    "                      again on the whole training part; each training stops after --seconds\n"
     "                      (25). Or one method:\n"
     "                      knn (k nearest neighbours), naive_bayes\n"
     "                      (Gaussian), tree (CART), forest (30 random trees),\n"
@@ -83,11 +83,13 @@ static void print_choice(const ktune_model *m, const ktune_model_info *info)
     ktune_model_candidate c;
     if (ktune_model_candidate_at(m, 0, &c) != KTUNE_OK)
         return;
-    printf("method chosen on %zu of the %zu training samples (perfect top-1 / top-10 %%):",
+    printf("method chosen on %zu of the %zu training samples (perfect top-1 / top-10 %%, "
+           "log-probability of the best configuration, the highest chosen):",
            info->nvalidation, info->ntrain);
     for (size_t i = 0; ktune_model_candidate_at(m, i, &c) == KTUNE_OK; i++)
-        printf("%s %s%s %.1f / %.1f%s", i ? "," : "", c.method, c.pooled ? " pooled" : "",
-               c.top1, c.top10, c.chosen ? " (chosen)" : "");
+        printf("%s %s%s %.1f / %.1f / %.3f%s", i ? "," : "", c.method,
+               c.pooled ? " pooled" : "", c.top1, c.top10, c.loglik,
+               c.chosen ? " (chosen)" : "");
     printf("\n");
 }
 
@@ -103,6 +105,7 @@ static json_object *choice_json(const ktune_model *m)
         json_object_object_add(o, "top10", json_object_new_double(c.top10));
         json_object_object_add(o, "chosen", json_object_new_boolean(c.chosen));
         json_object_object_add(o, "pooled", json_object_new_boolean(c.pooled));
+        json_object_object_add(o, "loglik", json_object_new_double(c.loglik));
         json_object_array_add(a, o);
     }
     return a;

@@ -110,6 +110,7 @@ static int next(void *qs, const uint16_t *prefixes, size_t n, size_t stride, siz
 /* The state, file and training are encdec's. */
 const kt_method kt_method_ensemble = {
     .name = "ensemble", .kind = 14, .fit_of = &kt_method_encdec, .pools = true,
+    .seeded = true,
     .fit = fit, .begin = begin, .next = next, .end = end,
     .save = save_encdec, .load = load_encdec, .free = free_encdec,
 };

@@ -48,6 +48,41 @@ static int eval_sample(const kt_model *m, kt_constraint *c, const kt_eval_opts *
     return rc;
 }
 
+/* Held-out sample i's log-probability of its true configuration. */
+static int sample_loglik(const kt_model *m, const kt_model_info *info, size_t i,
+                         double *buf, double *ll, kt_diag *diag)
+{
+    kt_query *q;
+    const uint16_t *y = kt_model_test_target(m, i);
+    int rc = kt_query_new(m, kt_model_test_problem(m, i), &q, diag);
+    for (size_t p = 0; rc == KT_OK && p < info->nout; p++) {
+        rc = kt_query_scores(q, y, 1, info->nout, p, buf);
+        *ll += buf[y[p]];
+    }
+    kt_query_free(q);
+    return rc;
+}
+
+int kt_model_loglik(const kt_model *m, double *out, kt_diag *diag)
+{
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    *out = NAN;
+    if (info.ntest == 0)
+        return kt_fail(diag, KT_EINVAL, "the model holds no sample out");
+    size_t maxv = 1;
+    for (size_t p = 0; p < info.nout; p++)
+        maxv = info.out_vocab[p].n > maxv ? info.out_vocab[p].n : maxv;
+    double *buf = malloc(maxv * sizeof *buf), ll = 0;
+    int rc = buf ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == KT_OK && i < info.ntest; i++)
+        rc = sample_loglik(m, &info, i, buf, &ll, diag);
+    free(buf);
+    if (rc == KT_OK)
+        *out = ll / (double)info.ntest;
+    return rc;
+}
+
 static double pct(size_t a, size_t b) { return b ? 100.0 * (double)a / (double)b : NAN; }
 
 static int check_opts(const kt_model_info *info, const kt_eval_opts *o, size_t *kmax,

@@ -19,4 +19,12 @@ typedef ktune_eval_report kt_eval_report;
 int kt_model_evaluate(const kt_model *m, const kt_eval_opts *o, kt_eval_report *out,
                       kt_diag *diag);
 
+/* *out: the mean over m's held-out samples of the log-probability (nats) of
+ * the true configuration, the sum over positions of each true token's
+ * score after the true earlier tokens: what the beam search ranks
+ * configurations by.  A proper score of the whole distribution, so it
+ * varies less from sample to sample than a count of hits.  KT_EINVAL when
+ * m holds nothing out; KT_ENOMEM. */
+int kt_model_loglik(const kt_model *m, double *out, kt_diag *diag);
+
 #endif /* KT_EVALUATE_H */

@@ -18,8 +18,14 @@ static const kt_method *const METHODS[] = {
     &kt_method_mix,
 };
 
+/* Built from trained models, never asked for by name: found by kind alone. */
+static const kt_method *const BUILT[] = {&kt_method_bag};
+
 const kt_method *kt_method_find(const char *name, uint32_t kind)
 {
+    for (size_t i = 0; !name && i < KT_ARRAY_LEN(BUILT); i++)
+        if (BUILT[i]->kind == kind)
+            return BUILT[i];
     for (size_t i = 0; i < KT_ARRAY_LEN(METHODS); i++)
         if (name ? strcmp(METHODS[i]->name, name) == 0 : METHODS[i]->kind == kind)
             return METHODS[i];
@@ -265,7 +271,7 @@ void kt_model_free(kt_model *m)
 
 void kt_model_describe(const kt_model *m, kt_model_info *info)
 {
-    *info = (kt_model_info){.method = m->method->name, .kernel = m->kernel, .where = m->where,
+    *info = (kt_model_info){.method = m->method->label ? m->method->label(m) : m->method->name, .kernel = m->kernel, .where = m->where,
                             .nin = m->nin, .nout = m->nout, .ntrain = m->train.n,
                             .ntest = m->test.n, .nval = m->nval,
                             .in_names = (const char *const *)m->in_names,

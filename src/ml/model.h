@@ -13,7 +13,8 @@
  * mixed with a nearest-neighbour chain; "xgboost" (xgb_chain.c), a chain of
  * gradient-boosted classifiers, one per position, each reading the
  * descriptor and the tokens chosen before it; "mix" (mix.c), xgboost and
- * encdec averaged.  An unknown method is a clear error.
+ * encdec averaged.  The default method may bag its choice (bag.c: models of
+ * two seeds averaged), described by its members' method.  An unknown method is a clear error.
  *
  * The model file starts with the magic "KTUNEMDL" and a format version;
  * every read is bounds-checked, and what a method hands to a library

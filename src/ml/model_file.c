@@ -5,6 +5,7 @@
 #include "core/util.h"
 #include "ml/model_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +13,7 @@
 #define MAGIC "KTUNEMDL"
 /* 2: the choice of the method (the candidates' scores) after the scales;
  * 3: each candidate says whether it pooled and whether it was chosen. */
-#define FORMAT_VERSION 3
+#define FORMAT_VERSION 4
 #define MAX_CANDIDATES 64
 
 /* Little-endian-as-the-host binary: the file is for the machine family
@@ -60,6 +61,7 @@ static void put_choice(FILE *f, const kt_model *m)
         kt_put_f64(f, m->cand[i].top1);
         kt_put_f64(f, m->cand[i].top10);
         kt_put_u32(f, (m->cand[i].pooled ? 1u : 0u) | (m->cand[i].chosen ? 2u : 0u));
+        kt_put_f64(f, m->cand[i].loglik);
     }
 }
 
@@ -211,7 +213,8 @@ static void get_samples(reader *r, const kt_model *m, samples *s)
 }
 
 /* put_choice's record: known methods, percentages, exactly one chosen
- * (the model's own method) when there is any.  Before version 3 the
+ * (the model's own method, checked once its state is read: check_chosen)
+ * when there is any.  Before version 3 the
  * candidate of the model's method was the chosen one, and none pooled. */
 static void get_choice(reader *r, kt_model *m, uint32_t version)
 {
@@ -230,8 +233,12 @@ static void get_choice(reader *r, kt_model *m, uint32_t version)
         kt_get(r, &c->top1, sizeof c->top1);
         kt_get(r, &c->top10, sizeof c->top10);
         uint32_t flags = version >= 3 ? kt_get_u32(r) : cm == m->method ? 2 : 0;
-        if (!cm || flags > 3 || ((flags & 2) && cm != m->method) ||
-            !(c->top1 >= 0 && c->top1 <= 100 && c->top10 >= 0 && c->top10 <= 100))
+        c->loglik = NAN;
+        if (version >= 4)
+            kt_get(r, &c->loglik, sizeof c->loglik);
+        if (!cm || flags > 3 ||
+            !(c->top1 >= 0 && c->top1 <= 100 && c->top10 >= 0 && c->top10 <= 100) ||
+            (version >= 4 && !(c->loglik <= 0)))
             kt_reader_refuse(r, "a bad record of the method's choice");
         c->method = cm ? cm->name : NULL;
         c->pooled = flags & 1;
@@ -240,6 +247,17 @@ static void get_choice(reader *r, kt_model *m, uint32_t version)
     }
     if (!r->bad && n > 0 && chosen != 1)
         kt_reader_refuse(r, "a bad record of the method's choice");
+}
+
+/* The chosen candidate is the method the model describes itself as (a
+ * bag's is its members', known once its state is read). */
+static void check_chosen(reader *r, const kt_model *m)
+{
+    kt_model_info info;
+    kt_model_describe(m, &info);
+    for (size_t i = 0; i < m->ncand; i++)
+        if (m->cand[i].chosen && strcmp(m->cand[i].method, info.method) != 0)
+            kt_reader_refuse(r, "a bad record of the method's choice");
 }
 
 static void read_model(reader *r, kt_model *m)
@@ -279,6 +297,8 @@ static void read_model(reader *r, kt_model *m)
         get_choice(r, m, version);
     if (!r->bad)
         m->method->load(m, r);
+    if (!r->bad)
+        check_chosen(r, m);
     r->bad |= r->p != r->end || m->train.n == 0;
 }
 

@@ -80,6 +80,13 @@ struct kt_method {
      * values apart like any other field's, so the default may train it on
      * the siblings' problems too (choose.c). */
     bool pools;
+    /* Its training draws on the seed beyond the data (initial weights,
+     * sampled rows and columns, a seeded tenth that stops it), so models of
+     * two seeds differ and their average has less variance (bag.c). */
+    bool seeded;
+    /* The name a model of this method is described by, where it is not the
+     * method's own (a bag: its members' method); NULL: name. */
+    const char *(*label)(const kt_model *m);
     /* Made of other methods' trained states (mix: xgboost's and encdec's;
      * NULL-ended), so the default method scores it from the parts' models
      * without training it: join wraps the parts' states, borrowed, into
@@ -105,6 +112,35 @@ struct kt_method {
     void (*load)(kt_model *m, reader *r);
     void (*free)(void *state);
 };
+
+/* Models averaged (avg.c): n states of sequence methods (begin/next) over
+ * the same model's data, part i's state of method part[i]; a query's score
+ * is the mean of the parts' probabilities.  mix.c and bag.c are this state
+ * with their own parts; their tables take the functions below. */
+enum { KT_AVG_MAX = 8 };
+typedef struct kt_avg {
+    size_t n;
+    const kt_method *part[KT_AVG_MAX];
+    void *state[KT_AVG_MAX];
+    bool owned;   /* the states are freed with it (joined: borrowed) */
+} kt_avg;
+/* NULL for memory or n above KT_AVG_MAX; states NULL: all NULL. */
+kt_avg *kt_avg_new(size_t n, const kt_method *const *part, void *const *states, bool owned);
+void kt_avg_free(void *state);
+int kt_avg_begin(const kt_model *m, const uint16_t *x, const double *xn, void **qs);
+int kt_avg_next(void *qs, const uint16_t *prefixes, size_t n, size_t stride, size_t pos,
+                double *logp);
+void kt_avg_end(void *qs);
+/* Each part's state in order; kt_avg_load reads them into a (its parts
+ * set; NULL marks r bad) and makes a m's state. */
+void kt_avg_save(const kt_model *m, FILE *f);
+void kt_avg_load(kt_model *m, kt_avg *a, reader *r);
+
+/* Make trained m a bag of n (2..KT_AVG_MAX) models of its method: its
+ * state and n - 1 more fitted on its training samples with other seeds
+ * (bag.c).  KT_EINVAL when the method is not seeded or n is out of range;
+ * on any failure m is unchanged. */
+int kt_model_bag(kt_model *m, size_t n, const kt_train_opts *o);
 
 /* Rows idx[0..n) of d's tokens, numbers and outputs into x, xnum, y. */
 void kt_dataset_rows(const kt_dataset *d, const size_t *idx, size_t n, uint16_t *x,
@@ -169,6 +205,7 @@ extern const kt_method kt_method_ensemble;
 extern const kt_method kt_method_xgboost;
 extern const kt_method kt_method_mix;
 extern const kt_method kt_method_cost;
+extern const kt_method kt_method_bag;
 
 /* Input f of a sample as a standardised log-scale number, or NAN when the
  * field is not numeric (or constant in training). */

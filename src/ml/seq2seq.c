@@ -358,8 +358,8 @@ static void seq_free(void *state)
 }
 
 #define SEQ_METHOD(NAME, KIND, FIT)                                                     \
-    {.name = NAME, .kind = KIND, .pools = true, .fit = FIT, .begin = begin, .next = next, .end = end,  \
-     .save = save, .load = load, .free = seq_free}
+    {.name = NAME, .kind = KIND, .pools = true, .seeded = true, .fit = FIT, .begin = begin, \
+     .next = next, .end = end, .save = save, .load = load, .free = seq_free}
 
 const kt_method kt_method_encdec = SEQ_METHOD("encdec", 10, fit_encdec);
 const kt_method kt_method_attention = SEQ_METHOD("attention", 11, fit_attention);

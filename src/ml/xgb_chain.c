@@ -331,7 +331,7 @@ static void chain_load(kt_model *m, reader *r)
 }
 
 const kt_method kt_method_xgboost = {
-    .name = "xgboost", .kind = 20, .pools = true, .fit = chain_fit, .begin = chain_begin,
-    .next = chain_next, .end = chain_end, .save = chain_save, .load = chain_load,
-    .free = chain_free,
+    .name = "xgboost", .kind = 20, .pools = true, .seeded = true, .fit = chain_fit,
+    .begin = chain_begin, .next = chain_next, .end = chain_end, .save = chain_save,
+    .load = chain_load, .free = chain_free,
 };

@@ -26,7 +26,7 @@ train() {
 }
 train --out "$TMP/a.ktm" >"$TMP/a.txt" || fail "train: $(cat "$TMP/a.txt")"
 grep -q "^$TMP/a.ktm: xgboost on 160 samples" "$TMP/a.txt" || fail "not xgboost: $(cat "$TMP/a.txt")"
-grep -Eq "^method chosen on 40 of the 160 training samples .*: knn [0-9.]+ / [0-9.]+, xgboost [0-9.]+ / [0-9.]+ \(chosen\), encdec .*, ensemble " \
+grep -Eq "^method chosen on 40 of the 160 training samples .*: knn [0-9.]+ / [0-9.]+ / -[0-9.]+, xgboost [0-9.]+ / [0-9.]+ / -[0-9.]+ \(chosen\), encdec .*, ensemble " \
     "$TMP/a.txt" || fail "choice: $(cat "$TMP/a.txt")"
 pass "train without --model chooses the method that must win and says so"
 
@@ -34,7 +34,7 @@ train --model auto --out "$TMP/b.ktm" --json >"$TMP/b.json" || fail "train --jso
 cmp -s "$TMP/a.ktm" "$TMP/b.ktm" || fail "the same seed gave another model"
 grep -q "\"method\": \"xgboost\"," "$TMP/b.json" || fail "json: $(cat "$TMP/b.json")"
 [ "$(json_get "$TMP/b.json" validation_samples)" = 40 ] || fail "json: $(cat "$TMP/b.json")"
-tr -d ' \n' <"$TMP/b.json" | grep -Eq '"candidates":\[\{"method":"knn","top1":[0-9.]+,"top10":[0-9.]+,"chosen":false,"pooled":false\},\{"method":"xgboost","top1":[0-9.]+,"top10":[0-9.]+,"chosen":true,"pooled":false\}' ||
+tr -d ' \n' <"$TMP/b.json" | grep -Eq '"candidates":\[\{"method":"knn","top1":[0-9.]+,"top10":[0-9.]+,"chosen":false,"pooled":false,"loglik":-[0-9.e+-]+\},\{"method":"xgboost","top1":[0-9.]+,"top10":[0-9.]+,"chosen":true,"pooled":false,"loglik":-[0-9.e+-]+\}' ||
     fail "json candidates: $(cat "$TMP/b.json")"
 "$KTUNE" train --db "$TMP/r.db" --kernel ToySolver --model knn --out "$TMP/k.ktm" --json \
     >"$TMP/k.json" || fail "train knn"
