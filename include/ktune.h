@@ -1768,8 +1768,12 @@ typedef struct ktune_analyze_opts {
                                 parameters, ratios of two and the odd part
                                 of an integer one (1: a power of two), the
                                 ones a model of the training rows with all
-                                of them leans on most; their contributions
-                                count for their parameters.  0: none */
+                                of them leans on most, where an inner
+                                cross-validation finds they help.  They
+                                feed the fit's figures and the ranking by
+                                held-out cost; SHAP, interactions and
+                                partial dependence use the parameters
+                                alone.  0: none */
 } ktune_analyze_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */
