@@ -4,8 +4,9 @@
  * offset of its row's record, and the record, which holds everything the
  * answer copies (time, problem values, tuning values and configuration
  * key, adjacent).  Slots are 8 bytes, so that the table of an index of
- * 100,000 problems (2 MiB) stays in the caches beside the records.  The nearest scan reads one contiguous array of the
- * problems' log2 values instead.
+ * 100,000 problems (2 MiB) stays in the caches beside the records.  The
+ * nearest scan reads one contiguous array of the problems' log2 values
+ * instead.
  */
 #include "api/select_index.h"
 #include "core/util.h"
