@@ -4,8 +4,9 @@
 // instruction, k32 for FP8), the accumulators' set-up, over common.cuh's
 // element type, shared-memory addresses, cp16 and conversion to half /
 // bfloat16 (to_elem), which mma.cuh shares.  The including kernel defines
-// TY, WN, MT, NT, ACC and KT_BF16 (and KT_FP8, default 0) first.  ktune passes NVRTC the kernel's directory and hashes this file
-// and common.cuh with it.
+// TY, WN, MT, NT, ACC and KT_BF16 (and KT_FP8, default 0) first.  ktune
+// passes NVRTC the kernel's directory and hashes this file and common.cuh
+// with it.
 #pragma once
 
 #include "common.cuh"

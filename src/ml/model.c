@@ -271,7 +271,8 @@ void kt_model_free(kt_model *m)
 
 void kt_model_describe(const kt_model *m, kt_model_info *info)
 {
-    *info = (kt_model_info){.method = m->method->label ? m->method->label(m) : m->method->name, .kernel = m->kernel, .where = m->where,
+    const char *method = m->method->label ? m->method->label(m) : m->method->name;
+    *info = (kt_model_info){.method = method, .kernel = m->kernel, .where = m->where,
                             .nin = m->nin, .nout = m->nout, .ntrain = m->train.n,
                             .ntest = m->test.n, .nval = m->nval,
                             .in_names = (const char *const *)m->in_names,
