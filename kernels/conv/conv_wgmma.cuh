@@ -56,17 +56,3 @@ __device__ __forceinline__ int acc_col(int ni, int i)
     return ni * WN + i * 8 + (threadIdx.x % 4) * 2;
 }
 
-// The accumulators' pair (lo, hi) to Y's row y (K channels), columns c and
-// c + 1, edges guarded.
-__device__ __forceinline__ void store_pair(elem *y, int K, int c, float lo, float hi)
-{
-    elem a = to_elem(lo), b = to_elem(hi);
-    if (c + 1 < K && K % 2 == 0) {
-        *(unsigned *)(y + c) = a | ((unsigned)b << 16);
-    } else {
-        if (c < K)
-            y[c] = a;
-        if (c + 1 < K)
-            y[c + 1] = b;
-    }
-}

@@ -210,23 +210,6 @@ __device__ __forceinline__ void release(unsigned bars, int s, unsigned rank)
         mbar_arrive_remote(bars + 8 * (STAGES + s), (rank + r) % CLUSTER);
 }
 
-// Two adjacent outputs of row r, columns c and c + 1, edges guarded.
-__device__ __forceinline__ void store_pair(elem *C, int M, int N, int r, int c, float x,
-                                           float y)
-{
-    if (r >= M)
-        return;
-    elem lo = to_elem(x), hi = to_elem(y);
-    if (c + 1 < N && N % 2 == 0) {
-        *(unsigned *)(C + (size_t)r * N + c) = lo | ((unsigned)hi << 16);
-    } else {
-        if (c < N)
-            C[(size_t)r * N + c] = lo;
-        if (c + 1 < N)
-            C[(size_t)r * N + c + 1] = hi;
-    }
-}
-
 // EPI 1: a warp's 16 rows x 64 columns through its own shared buffer
 // (stage), then 16-byte stores along the rows: 8 lanes per 128-byte row.
 __device__ __forceinline__ void store_strip(elem *C, int M, int N, int r0, int c0,
@@ -278,10 +261,12 @@ __device__ __forceinline__ void store_tile(elem *C, int M, int N, int m0, int n0
 #pragma unroll
             for (int i = 0; i < WN / 8; i++)
 #pragma unroll
-                for (int h = 0; h < 2; h++)
-                    store_pair(C, M, N, r + (t % 32) / 4 + h * 8,
-                               n0 + ni * WN + i * 8 + (t % 4) * 2, acc[mi][ni][4 * i + 2 * h],
-                               acc[mi][ni][4 * i + 2 * h + 1]);
+                for (int h = 0; h < 2; h++) {
+                    int rh = r + (t % 32) / 4 + h * 8;
+                    if (rh < M)
+                        store_pair(C + (size_t)rh * N, N, n0 + ni * WN + i * 8 + (t % 4) * 2,
+                                   acc[mi][ni][4 * i + 2 * h], acc[mi][ni][4 * i + 2 * h + 1]);
+                }
 #endif
         }
 }

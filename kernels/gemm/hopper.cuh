@@ -1,12 +1,12 @@
 // hopper.cuh - the device helpers the Hopper GEMMs (gemm_wgmma.cu,
 // gemm_wgmma_ws.cu, gemm_tma.cu) and wgmma convolutions share: mbarriers,
 // async-proxy fence, wgmma (fences, descriptors, the m64 x WN x k16
-// instruction, k32 for FP8), the accumulators' set-up, over common.cuh's
-// element type, shared-memory addresses, cp16 and conversion to half /
-// bfloat16 (to_elem), which mma.cuh shares.  The including kernel defines
-// TY, WN, MT, NT, ACC and KT_BF16 (and KT_FP8, default 0) first.  ktune
-// passes NVRTC the kernel's directory and hashes this file and common.cuh
-// with it.
+// instruction, k32 for FP8), the accumulators' set-up and the guarded
+// store of a pair of them, over common.cuh's element type, shared-memory
+// addresses, cp16 and conversion to half / bfloat16 (to_elem), which
+// mma.cuh shares.  The including kernel defines TY, WN, MT, NT, ACC and
+// KT_BF16 (and KT_FP8, default 0) first.  ktune passes NVRTC the kernel's
+// directory and hashes this file and common.cuh with it.
 #pragma once
 
 #include "common.cuh"
@@ -132,4 +132,20 @@ __device__ __forceinline__ void acc_pin(float (*acc)[NT][ACC])
 #pragma unroll
         for (int ni = 0; ni < NT; ni++)
             pin(acc[mi][ni]);
+}
+
+// An accumulator pair (lo, hi) to columns c and c + 1 of row y (n
+// elements), converted, edges guarded: one 32-bit store where both fit and
+// the row keeps them aligned.
+__device__ __forceinline__ void store_pair(elem *y, int n, int c, float lo, float hi)
+{
+    elem a = to_elem(lo), b = to_elem(hi);
+    if (c + 1 < n && n % 2 == 0) {
+        *(unsigned *)(y + c) = a | ((unsigned)b << 16);
+    } else {
+        if (c < n)
+            y[c] = a;
+        if (c + 1 < n)
+            y[c + 1] = b;
+    }
 }

@@ -136,17 +136,8 @@ __device__ __forceinline__ void store_tile(elem *C, int M, int N, int m0, int n0
                 for (int h = 0; h < 2; h++) {
                     int r = m0 + mi * 64 + (t / 32) * 16 + (t % 32) / 4 + h * 8;
                     int c = n0 + ni * WN + i * 8 + (t % 4) * 2;
-                    if (r >= M)
-                        continue;
-                    elem lo = to_elem(acc[mi][ni][4 * i + 2 * h]);
-                    elem hi = to_elem(acc[mi][ni][4 * i + 2 * h + 1]);
-                    if (c + 1 < N && N % 2 == 0) {
-                        *(unsigned *)(C + (size_t)r * N + c) = lo | ((unsigned)hi << 16);
-                    } else {
-                        if (c < N)
-                            C[(size_t)r * N + c] = lo;
-                        if (c + 1 < N)
-                            C[(size_t)r * N + c + 1] = hi;
-                    }
+                    if (r < M)
+                        store_pair(C + (size_t)r * N, N, c, acc[mi][ni][4 * i + 2 * h],
+                                   acc[mi][ni][4 * i + 2 * h + 1]);
                 }
 }
