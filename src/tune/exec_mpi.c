@@ -141,18 +141,19 @@ static void on_message(mpi_exec *x, int r, const kt_mpi_msg *msg, size_t *index)
     }
 }
 
-/* Take the ranks silent past the deadline out (the heartbeat thread of
- * mpi.c beats to the others meanwhile). */
+/* Take the ranks silent past the deadline out: neither a message nor a
+ * beat (which the heartbeat thread of mpi.c takes) came from them. */
 static void keep_time(mpi_exec *x)
 {
     double now = kt_now();
-    for (int r = 1; r < kt_mpi_size(x->m); r++)
-        if (x->peers[r].state != PEER_GONE && now - x->peers[r].heard > x->timeout_s) {
+    for (int r = 1; r < kt_mpi_size(x->m); r++) {
+        double heard = fmax(x->peers[r].heard, kt_mpi_heard(x->m, r));
+        if (x->peers[r].state != PEER_GONE && now - heard > x->timeout_s) {
             char why[96];
-            snprintf(why, sizeof why, "silent for %.0f s (taken as dead)",
-                     now - x->peers[r].heard);
+            snprintf(why, sizeof why, "silent for %.0f s (taken as dead)", now - heard);
             drop_peer(x, r, why);
         }
+    }
 }
 
 static bool any_left(const mpi_exec *x)

@@ -14,11 +14,13 @@
  * its first rank measures on device 0).
  *
  * A rank that dies loses what it held: rank 0 takes a measuring rank that
- * has been silent for rank_timeout_s seconds (each sends a heartbeat from
- * a thread of its own, even while it measures) as dead, and hands its
+ * has been silent for rank_timeout_s seconds (each rank beats and hears
+ * beats on a thread of its own, so a main thread busy measuring for
+ * minutes neither falls silent nor stops hearing) as dead, and hands its
  * configurations to the others, so the stored rows are those of a single
  * process; a result that comes after all is kept if it is still wanted.
  * A measuring rank that hears nothing from rank 0 for as long stops.
+ * No call here blocks in MPI (mpi.c says why).
  * OpenMPI aborts the whole job when a rank dies unless mpirun is given
  * --enable-recovery (bench/mpi_notes.md).  A rank whose device has another
  * fingerprint than rank 0's is left out (its rows would be another
@@ -102,8 +104,12 @@ int kt_mpi_serve(const kt_mpi_run *run, const kt_spec *spec, const kt_tune_opts 
  * job counts as having lost a rank (kt_mpi_close then skips MPI_Finalize,
  * which can hang after a death). */
 void kt_mpi_gone(kt_mpi *m, int rank);
+/* When the heartbeat thread last took a beat from rank (kt_now; the
+ * handle's opening before the first). */
+double kt_mpi_heard(kt_mpi *m, int rank);
 /* Start and stop the heartbeat thread: rank 0 beats to every rank not
- * gone, the others to rank 0, every every_s seconds. */
+ * gone, the others to rank 0, every every_s seconds, and each takes the
+ * beats that have come. */
 int kt_mpi_beat_start(kt_mpi *m, double every_s, kt_diag *diag);
 void kt_mpi_beat_stop(kt_mpi *m);
 /* How often to beat for a deadline of timeout_s: eight beats a deadline,
@@ -113,7 +119,8 @@ static inline double kt_mpi_beat_every(double timeout_s)
     return timeout_s / 8 < 1 ? timeout_s / 8 : 1;
 }
 
-/* Send the message to rank dest (small: mpi_wire.h). */
+/* Send the message to rank dest (small: mpi_wire.h) without waiting: it
+ * goes out as MPI progresses, from a copy the handle keeps. */
 int kt_mpi_send(kt_mpi *m, int dest, const kt_mpi_msg *msg, kt_diag *diag);
 /* Take one message if one has arrived (*got), from *src; cfg (nparams
  * entries) receives a WORK message's configuration.  A message that

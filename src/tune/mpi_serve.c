@@ -2,11 +2,12 @@
  * the backend on its own device and the local executor over it, says HELLO
  * with its device's fingerprint, and then measures what rank 0 sends, a
  * batch of whatever has arrived at a time, sending each result back as it
- * completes.  The heartbeat thread (mpi.c) beats to rank 0 meanwhile, so
- * that a long measurement is not taken for a death. */
+ * completes.  The heartbeat thread (mpi.c) beats to rank 0 and hears its
+ * beats meanwhile, so that a long measurement is not taken for a death. */
 #include "tune/mpi.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -144,6 +145,13 @@ static int measure(server *s, kt_diag *diag)
     return rc == KT_EDONE ? KT_OK : rc;
 }
 
+/* When rank 0 last said anything: a message, or a beat the heartbeat
+ * thread took. */
+static double heard(const server *s)
+{
+    return fmax(s->heard, kt_mpi_heard(s->run->m, 0));
+}
+
 static bool cancelled(const server *s)
 {
     return s->opts->cancel && *s->opts->cancel;
@@ -163,10 +171,10 @@ static int serve(server *s, double timeout_s, kt_diag *diag)
         }
         if (rc == KT_OK && s->n > 0 && !s->stop)
             rc = measure(s, diag);
-        else if (rc == KT_OK && kt_now() - s->heard > timeout_s) {
+        else if (rc == KT_OK && kt_now() - heard(s) > timeout_s) {
             kt_mpi_gone(s->run->m, 0);
             rc = kt_fail(diag, KT_EWORKER, "rank 0 has been silent for %.0f s: stopping",
-                         kt_now() - s->heard);
+                         kt_now() - heard(s));
         }
         else if (rc == KT_OK)
             nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);

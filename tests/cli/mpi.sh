@@ -48,6 +48,26 @@ for r in 1 2; do
 done
 pass "3 ranks store the rows of one process, both measuring ranks measuring"
 
+# Batches far longer than the rank timeout: each measuring rank holds 16
+# configurations (four per compiler) for about 8 s on machine A, taking no
+# messages meanwhile, with a deadline of 2 s.  The heartbeat threads keep
+# every rank heard: before they took the beats themselves and every send
+# became non-blocking, rank 0 blocked in a send to a busy rank with the
+# lock held, both measuring ranks took rank 0 as dead, and mpirun hung.
+SAVED_RUN=$RUN SAVED_MPIRUN=$MPIRUN
+RUN="--problem M=128,N=128,K=128 --strategy random --budget 32 --seed 1 --jobs 4"
+MPIRUN="timeout 120 $MPIRUN"
+status_of ranks long --db "$TMP/long.db" --cache "$TMP/cl" --rank-timeout 2
+[ "$rc" = 0 ] || fail "long batches: exited $rc: $(tail -n 5 "$TMP/long.err")"
+! grep -q "silent" "$TMP/long.err" || fail "long batches: $(cat "$TMP/long.err")"
+grep -q "evaluated 32 (32 measured now" "$TMP/long.out" || fail "long: $(cat "$TMP/long.out")"
+for r in 1 2; do
+    grep -Eq "rank $r measured [1-9][0-9]* configurations" "$TMP/long.err" ||
+        fail "long batches: rank $r measured nothing: $(cat "$TMP/long.err")"
+done
+RUN=$SAVED_RUN MPIRUN=$SAVED_MPIRUN
+pass "batches longer than --rank-timeout: every rank stays heard, the run ends"
+
 # All of it from the database: rank 0 never hands anything out, and its
 # end still stops the others at once (not after the 60 s of silence).  The
 # spec is a copy with a key ktune does not know: its warning comes once,
