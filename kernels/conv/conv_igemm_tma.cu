@@ -26,6 +26,15 @@
 //   - Epilogue: EPI 0 stores registers straight to Y (4 bytes a thread, 8
 //     rows a warp); EPI 1 stages each warp's 16-row x 64-channel strips
 //     through shared memory for 16-byte stores along the rows.
+//   - Ping-pong (PP 1, with WGS 2): each consumer warpgroup takes a whole
+//     tile of its own, the block's tiles alternately, so that one stores
+//     its tile while the other multiplies the next.  Their main loops take
+//     turns (named barriers 1 and 2: a warpgroup starts waiting on the
+//     ring only once the other has waited on every stage of its tile, so
+//     the stages are taken in the producer's order and no wait can see an
+//     earlier phase of the same parity), and each stage is freed by the
+//     one warpgroup that read it.  PP 0: both warpgroups split each tile's
+//     rows and store together, the tensor cores idle meanwhile.
 //   - Persistent grid: GRID blocks (0: one per tile; 128 leaves SMs over
 //     for clusters that cannot pair every SM) take tiles t, t +
 //     gridDim.x, ...; output channels vary fastest, so the blocks sharing
@@ -40,7 +49,8 @@
 #define PIX (BQ * BP * BNI)
 #define BM ((PIX + 63) / 64 * 64)
 #define THREADS (128 * (WGS + 1))
-#define WGM (BM / WGS)     /* rows per consumer warpgroup */
+#define WGM (PP ? BM : BM / WGS) /* rows per consumer warpgroup */
+#define RING_WGS (PP ? 1 : WGS)   /* consumer warpgroups that read a stage */
 #define MT (WGM / 64)      /* m64 tiles per warpgroup */
 #define WN BN              /* one wgmma instruction spans the channels */
 #define NT 1
@@ -209,7 +219,7 @@ __device__ __forceinline__ void store_tile(elem *Y, const shape &g, const tile &
 #pragma unroll
     for (int mi = 0; mi < MT; mi++) {
 #if EPI
-        int r0 = wg * WGM + mi * 64 + (threadIdx.x % 128 / 32) * 16;
+        int r0 = (PP ? 0 : wg * WGM) + mi * 64 + (threadIdx.x % 128 / 32) * 16;
 #pragma unroll
         for (int s = 0; s < WN / 64; s++)
             store_strip(Y, g, tl, r0, tl.k0 + s * 64, acc[mi][0] + 32 * s,
@@ -218,7 +228,7 @@ __device__ __forceinline__ void store_tile(elem *Y, const shape &g, const tile &
         (void)epi;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            elem *y = out_row(Y, g, tl, wg * WGM + acc_row(mi, h));
+            elem *y = out_row(Y, g, tl, (PP ? 0 : wg * WGM) + acc_row(mi, h));
             if (!y)
                 continue;
 #pragma unroll
@@ -230,27 +240,63 @@ __device__ __forceinline__ void store_tile(elem *Y, const shape &g, const tile &
     }
 }
 
-// A consumer warpgroup: for each of the block's tiles, wait for each
-// reduction tile, multiply it, free the one before once its wgmma
-// finished, then store.
+// PP 1: the turn of the warpgroup whose tile is the block's j-th.  Named
+// barrier 1 + j % 2 says that the j-th tile's main loop has waited on all
+// its stages: its warpgroup's 128 threads arrive, the other's 128 wait
+// (constant ids, so that ptxas counts only the barriers used).
+template <int ID> __device__ __forceinline__ void named_sync()
+{
+    asm volatile("bar.sync %0, 256;\n" ::"n"(ID) : "memory");
+}
+
+template <int ID> __device__ __forceinline__ void named_arrive()
+{
+    asm volatile("bar.arrive %0, 256;\n" ::"n"(ID) : "memory");
+}
+
+__device__ __forceinline__ void turn_wait(int j)
+{
+    if (PP && j > 0 && j % 2 == 1)
+        named_sync<1>();
+    else if (PP && j > 0)
+        named_sync<2>();
+}
+
+__device__ __forceinline__ void turn_pass(int j, int next_t, const shape &g)
+{
+    if (PP && next_t < tile_count(g) && j % 2 == 0)
+        named_arrive<1>();
+    else if (PP && next_t < tile_count(g))
+        named_arrive<2>();
+}
+
+// A consumer warpgroup: for each of the block's tiles it takes (every one,
+// or with PP every other), wait for each reduction tile, multiply it, free
+// the one before once its wgmma finished, then store.
 __device__ __forceinline__ void consume(unsigned base, unsigned bars, unsigned epi, elem *Y,
                                         const shape &g, int wg)
 {
     float acc[MT][NT][ACC];
-    int tiles = g.R * g.S * ((g.C + BK - 1) / BK), it = 0;
-    for (int t = first_tile(); t < tile_count(g); t = next_tile(t)) {
+    int tiles = g.R * g.S * ((g.C + BK - 1) / BK), j = 0;
+    for (int t = first_tile(); t < tile_count(g); t = next_tile(t), j++) {
+        if (PP && j % WGS != wg)
+            continue;
+        int it = j * tiles; /* the block's reduction tiles before this one */
         acc_zero(acc);
+        turn_wait(j);
         for (int kt = 0; kt < tiles; kt++, it++) {
             int s = it % STAGES;
             mbar_wait(bars + 8 * s, (it / STAGES) & 1);
             acc_pin(acc);
             wg_fence();
-            compute_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES, wg, acc);
+            compute_stage(base + s * A_BYTES, base + STAGES * A_BYTES + s * B_BYTES,
+                          PP ? 0 : wg, acc);
             wg_commit();
             wg_wait<1>();
             if (kt > 0)
                 release(bars, (it - 1) % STAGES);
         }
+        turn_pass(j, next_tile(t), g);
         wg_wait<0>();
         release(bars, (it - 1) % STAGES);
         acc_pin(acc);

@@ -64,17 +64,23 @@ __device__ __forceinline__ void cluster_sync()
 #endif
 }
 
+// The consumer warpgroups that read each stage: all WGS, unless the kernel
+// says fewer (a ping-pong schedule, where each reads its own tiles).
+#ifndef RING_WGS
+#define RING_WGS WGS
+#endif
+
 // The ring's mbarriers, set up by thread 0 before any block of the cluster
 // uses them: full[s] (bars + 8 s) completes on the producer's one arrival
 // and the bytes it announced, empty[s] (after STAGES of them) on one
-// arrival of each consumer warp of every block of the cluster.  Every
-// thread calls it.
+// arrival of each warp of the RING_WGS consumer warpgroups that read the
+// stage in every block of the cluster.  Every thread calls it.
 __device__ __forceinline__ void ring_init(unsigned bars)
 {
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
             mbar_init(bars + 8 * s, 1);
-            mbar_init(bars + 8 * (STAGES + s), 4 * WGS * CLUSTER);
+            mbar_init(bars + 8 * (STAGES + s), 4 * RING_WGS * CLUSTER);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
