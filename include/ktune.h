@@ -557,6 +557,12 @@ typedef struct ktune_tune_opts {
     double rank_timeout_s;   /* with mpi: a rank silent this long is taken as
                                 dead, its configurations handed to the
                                 others (KTUNE_RANK_TIMEOUT); 0: that */
+    double energy_warmup_s;  /* with energy_window_s: before the first energy
+                                reading on each device, its configuration's
+                                kernel runs back to back this long, so that
+                                the first configurations' power is read at
+                                the temperature the work brings the chip to,
+                                as the later ones' is (15); 0: none */
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */

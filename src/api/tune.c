@@ -69,6 +69,7 @@ void ktune_tune_opts_init(ktune_tune_opts *o)
     *o = (ktune_tune_opts){.size = sizeof *o, .seed = d.seed, .db_path = d.db_path,
                            .cache_dir = d.backend.cache_dir,
                            .energy_window_s = d.measure.energy_window_s,
+                           .energy_warmup_s = d.measure.energy_warmup_s,
                            .warm = d.warm, .top = d.top};
 }
 
@@ -114,9 +115,10 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
         return kt_fail(diag, KT_EINVAL, "ktune_tune_opts of %zu bytes, not %zu: "
                        "fill it with ktune_tune_opts_init", o->size, sizeof *o);
     if (o->timeout_s < 0 || o->time_limit_s < 0 || o->jobs < 0 ||
-        !(o->energy_window_s >= 0 && o->energy_window_s <= 60))
-        return kt_fail(diag, KT_EINVAL, "a negative timeout, time limit or jobs, or "
-                       "an energy window outside 0 to 60 s");
+        !(o->energy_window_s >= 0 && o->energy_window_s <= 60) ||
+        !(o->energy_warmup_s >= 0 && o->energy_warmup_s <= 600))
+        return kt_fail(diag, KT_EINVAL, "a negative timeout, time limit or jobs, an "
+                       "energy window outside 0 to 60 s or a warm-up outside 0 to 600 s");
     *t = kt_tune_defaults();
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     t->problem = o->problem;
@@ -131,6 +133,7 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->measure.timeout_s = o->timeout_s;
     t->measure.max_memory = o->max_memory;
     t->measure.energy_window_s = o->energy_window_s;
+    t->measure.energy_warmup_s = o->energy_warmup_s;
     t->retry_failed = o->retry_failed;
     t->objective = o->objective;
     t->no_overlap = o->no_overlap;

@@ -79,6 +79,10 @@ static const char USAGE[] =
     "  --energy-window S   run each configuration at least S seconds for its\n"
     "                      energy reading, where energy is readable (default 0.3;\n"
     "                      0: no energy)\n"
+    "  --energy-warmup S   before the first energy reading on each device, run that\n"
+    "                      configuration's kernel S seconds, so that the first\n"
+    "                      configurations are read at the chip's working\n"
+    "                      temperature like the later ones (default 15; 0: none)\n"
     "  --no-overlap        compile each batch fully before measuring it (default:\n"
     "                      a GPU measures each configuration as soon as it is\n"
     "                      built while the others compile)\n"
@@ -488,6 +492,19 @@ static int parse_window(const char *text, double *out)
     return rc;
 }
 
+/* --energy-warmup: 0 (none) or up to ten minutes. */
+static int parse_warmup(const char *text, double *out)
+{
+    if (strcmp(text, "0") == 0) {
+        *out = 0;
+        return CLI_OK;
+    }
+    int rc = cli_parse_double("tune", "--energy-warmup", text, out);
+    if (rc == CLI_OK && *out > 600)
+        rc = cli_usage_error("tune", "--energy-warmup must be 0 to 600 seconds");
+    return rc;
+}
+
 /* --max-memory: gibibytes, from a mebibyte up to a pebibyte. */
 static int parse_memory(const char *text, uint64_t *bytes)
 {
@@ -542,6 +559,7 @@ static int parse_option(int c, tune_args *a)
     case 'P': o->platform = optarg; break;
     case 'O': o->no_overlap = true; break;
     case 'E': rc = parse_window(optarg, &o->energy_window_s); break;
+    case 'U': rc = parse_warmup(optarg, &o->energy_warmup_s); break;
     case 'r': o->replay = optarg; break;
     case 'D': o->device = optarg; break;
     case 'K': o->kernel = optarg; break;
@@ -591,6 +609,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"shard", required_argument, 0, 'H'},   {"devices", required_argument, 0, 'G'},
         {"platform", required_argument, 0, 'P'},
         {"rank-timeout", required_argument, 0, 'W'},
+        {"energy-warmup", required_argument, 0, 'U'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;

@@ -35,6 +35,7 @@ struct kt_worker {
     int shared_fd;         /* memfd: shared_head + reference outputs */
     double ref_ms;         /* the reference's time per call; NAN until known */
     pid_t pid;             /* 0: no worker running */
+    bool warmed;           /* an energy reading came after the warm-up */
     int fd;
     double phase_s[KT_PHASE_COUNT]; /* all evaluations so far (worker.h) */
 };
@@ -43,7 +44,8 @@ kt_measure_opts kt_measure_defaults(void)
 {
     return (kt_measure_opts){.min_reps = 5, .max_reps = 200, .min_time_s = 0.2,
                              .max_time_s = 3.0, .max_spread = 0.05,
-                             .energy_window_s = 0.3, .timeout_s = 0, .seed = 1};
+                             .energy_window_s = 0.3, .energy_warmup_s = 15,
+                             .timeout_s = 0, .seed = 1};
 }
 
 static kt_result failed_result(kt_status status)
@@ -276,7 +278,13 @@ static int receive(kt_worker *w, kt_result *r, double cap, char *why, size_t nwh
             return GOT_EOF;
         if (h.kind == MSG_RESULT && h.len == sizeof *r)
             return read_payload(w->fd, r, sizeof *r) ? GOT_RESULT : GOT_EOF;
-        double phase_s[KT_PHASE_COUNT];
+        double phase_s[KT_PHASE_COUNT], warm_s = 0;
+        if (h.kind == MSG_WARM && h.len == sizeof warm_s) {
+            if (!read_payload(w->fd, &warm_s, sizeof warm_s))
+                return GOT_EOF;
+            cap += warm_s > 0 ? warm_s : 0; /* the warm-up is not the kernel's time */
+            continue;
+        }
         if (h.kind == MSG_PHASES && h.len == sizeof phase_s) {
             if (!read_payload(w->fd, phase_s, sizeof phase_s))
                 return GOT_EOF;
@@ -482,13 +490,17 @@ static int eval_once(kt_worker *w, const char *artifact, const uint16_t *cfg,
     }
     *out = failed_result(KT_STATUS_RUNTIME_ERROR);
     size_t len = strlen(artifact), cfg_bytes = w->spec->nparams * sizeof *cfg;
-    request q = {REQ_EVAL, (uint32_t)len};
+    double warmup = !w->warmed && w->opts.energy_window_s > 0 ? w->opts.energy_warmup_s : 0;
+    request q = {REQ_EVAL, (uint32_t)len, warmup};
     char why[256] = "";
     int got = GOT_EOF;
     double cap = w->opts.timeout_s > 0 ? kt_now() + w->opts.timeout_s : INFINITY;
     if (kt_send_all(w->fd, &q, sizeof q) && kt_send_all(w->fd, artifact, len) &&
         kt_send_all(w->fd, cfg, cfg_bytes))
         got = receive(w, out, cap, why, sizeof why);
+    if (got == GOT_RESULT && out->status == KT_STATUS_OK)
+        w->warmed = true; /* warm now (or no counter to read): for every later
+                             worker too */
     if (got == GOT_TIMEOUT) {
         reap(w, true, NULL);
         *out = failed_result(KT_STATUS_TIMEOUT);

@@ -49,6 +49,11 @@ typedef struct kt_measure_opts {
                                back to back for at least this long, between two
                                steps of the energy counter, for its average
                                power (0.3); 0: no energy */
+    double energy_warmup_s; /* before the first energy reading on the device,
+                               the kernel runs back to back this long, so that
+                               every configuration's power is read at the
+                               temperature the work brings the chip to, not the
+                               first ones cold (15); 0: none */
     double timeout_s;     /* > 0: one evaluation, all repetitions included, may
                              take at most this long; 0 (the default): bounded
                              by the hang rule above alone */

@@ -43,6 +43,7 @@ typedef struct child {
     kt_verify_job *pending; /* the last output's comparison, running while
                                the kernel is timed; NULL: none */
     size_t pending_arg;    /* its argument */
+    double warmup_s;       /* the request under way's warm-up (request) */
     double phase_s[KT_PHASE_COUNT]; /* the evaluation under way: seconds per phase */
     double phase_t;        /* when the phase under way began */
 } child;
@@ -298,14 +299,19 @@ static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
  * ENERGY_BATCH_MS, read between two steps of the energy counter at least
  * energy_window_s apart (kt_energy_span: NVML's counter moves in steps
  * tens of milliseconds apart, so a reading over an arbitrary span is off
- * by up to a step; a 0.3 s span on the H100 read from 128 to 822 W).
- * *watts is NAN when no span came, and why says why; returns KT_OK unless
- * a run failed. */
+ * by up to a step; a 0.3 s span on the H100 read from 128 to 822 W),
+ * after the request's warm-up, if any.  *watts is NAN when no span came,
+ * and why says why; returns KT_OK unless a run failed. */
 static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
                          char *why, size_t nwhy, kt_diag *diag)
 {
     int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
-    double dummy;
+    double dummy, warm_end = kt_now() + ch->warmup_s;
+    if (ch->warmup_s > 0 && !send_msg(ch, MSG_WARM, &ch->warmup_s, sizeof ch->warmup_s))
+        return kt_fail(diag, KT_EWORKER, "the tuner is gone");
+    while (kt_now() < warm_end) /* the warm-up (worker.h: energy_warmup_s) */
+        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
+            return KT_EBACKEND;
     kt_energy_span span;
     kt_energy_span_init(&span, opts(ch)->energy_window_s, kt_now(), energy(ch));
     for (;;) {
@@ -488,6 +494,7 @@ static void serve_requests(child *ch)
            q.path_len < sizeof path && kt_read_all(ch->fd, path, q.path_len) &&
            kt_read_all(ch->fd, cfg, cfg_bytes)) {
         path[q.path_len] = '\0';
+        ch->warmup_s = q.warmup_s > 0 ? q.warmup_s : 0;
         child_eval(ch, path, cfg, false, &r);
         if (!send_msg(ch, MSG_PHASES, ch->phase_s, sizeof ch->phase_s) ||
             !send_msg(ch, MSG_RESULT, &r, sizeof r))

@@ -18,7 +18,9 @@
  *                  MSG_PHASES (payload: double[KT_PHASE_COUNT], the
  *                  seconds of each phase) before the MSG_RESULT (payload:
  *                  kt_result) that ends every evaluation; a MSG_RESULT also
- *                  ends the start (the reference).
+ *                  ends the start (the reference); MSG_WARM (payload:
+ *                  double seconds) when an energy warm-up begins, which
+ *                  moves the evaluation's timeout cap that much later.
  * Both ends are the same build of ktune: the setup starts with the protocol
  * version and the sizes of the structs that travel as bytes.
  */
@@ -27,17 +29,19 @@
 
 #include "measure/worker.h"
 
-#define WORKER_PROTOCOL 3
+#define WORKER_PROTOCOL 4
 #define WORKER_SOCK_FD 3
 #define WORKER_SHARED_FD 4
 
 enum { REQ_EVAL = 1, REQ_QUIT = 2 };
-enum { MSG_RESULT = 1, MSG_RUN = 2, MSG_RAN = 3, MSG_PHASES = 4 };
+enum { MSG_RESULT = 1, MSG_RUN = 2, MSG_RAN = 3, MSG_PHASES = 4, MSG_WARM = 5 };
 
 /* Request header; the artifact path and the configuration follow. */
 typedef struct request {
     uint32_t kind;
     uint32_t path_len;
+    double warmup_s;       /* > 0: before this evaluation's energy reading,
+                              run its kernel back to back this long first */
 } request;
 
 typedef struct msg_head {

@@ -31,6 +31,8 @@ expect_fail 2 "unknown strategy 'psychic'" "$KTUNE" tune "$SPEC" --strategy psyc
 expect_fail 2 "expected one SPEC" "$KTUNE" tune
 expect_fail 2 "must be 0 to 60 seconds" "$KTUNE" tune "$SPEC" --energy-window 61
 expect_fail 2 "expects a positive number, not '-1'" "$KTUNE" tune "$SPEC" --energy-window -1
+expect_fail 2 "must be 0 to 600 seconds" "$KTUNE" tune "$SPEC" --energy-warmup 601
+expect_fail 2 "expects a positive number, not 'soon'" "$KTUNE" tune "$SPEC" --energy-warmup soon
 pass "bad options"
 
 echo "definitely not sqlite" >"$TMP/not.db"

@@ -1,0 +1,41 @@
+#!/bin/sh
+# energy_repeat.sh - on the GPU machine, in one call: the whole FP16 wgmma
+# GEMM space at 4096^3 (122 configurations) measured twice, each time in
+# another random order (seeds 1 and 2), with a longer energy window (WINDOW
+# seconds a configuration, default 1.0), into OUT/energy-1.db and
+# OUT/energy-2.db: labels for `ktune analyze`'s energy model, and their
+# test-retest noise (the same configuration's two readings).
+#
+#   sh bench/gpu/energy_repeat.sh OUT [BUNDLE]      (BUNDLE: default build/bundle)
+set -u
+OUT=$1 B=${2:-build/bundle}
+export KTUNE_WORKER=$B/ktune-worker LD_LIBRARY_PATH=$B/lib
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu \
+    --format=csv,noheader
+for seed in 1 2; do
+    t0=$(date +%s)
+    "$B/ktune" tune kernels/gemm/gemm-wgmma-f16-cuda.json --problem M=4096,N=4096,K=4096 \
+        --strategy random --budget 122 --seed $seed --energy-window "${WINDOW:-1.0}" \
+        --db "$OUT/energy-$seed.db" --cache /tmp/ktune-energy-cache --timeout 20 --json \
+        </dev/null >"$OUT/energy-$seed.json" 2>"$OUT/energy-$seed.err"
+    echo "seed $seed: rc=$? $(($(date +%s) - t0)) s, $(date -u +%H:%M:%S) UTC," \
+        "$(nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader) C"
+done
+for seed in 1 2; do
+    "$B/ktune" db export csv --db "$OUT/energy-$seed.db" >"$OUT/energy-$seed.csv"
+done
+python3 - "$OUT/energy-1.csv" "$OUT/energy-2.csv" <<'PY'
+import csv, math, sys
+runs = [{r["config"]: r for r in csv.DictReader(open(f))} for f in sys.argv[1:]]
+keys = sorted(set(runs[0]) & set(runs[1]))
+for what in ("time_ms", "energy_j", "power_w"):
+    a = [float(runs[0][k][what]) for k in keys if runs[0][k][what] and runs[1][k][what]]
+    b = [float(runs[1][k][what]) for k in keys if runs[0][k][what] and runs[1][k][what]]
+    d = [2 * (x - y) / (x + y) for x, y in zip(a, b)]
+    m = sum(a + b) / (2 * len(a))
+    sd = math.sqrt(sum((v - m) ** 2 for v in a + b) / (2 * len(a) - 1)) / m
+    rms = math.sqrt(sum(v * v for v in d) / len(d))
+    print(f"{what}: {len(a)} pairs, retest rms {100 * rms:.1f}%, spread {100 * sd:.1f}% of the"
+          f" mean, R2 ceiling of one reading {1 - (rms * rms / 2) / (sd * sd):.3f}")
+PY
