@@ -479,29 +479,17 @@ static int parse_devices(const char *text, tune_args *a)
     }
 }
 
-/* --energy-window: 0 (no energy) or up to a minute. */
-static int parse_window(const char *text, double *out)
+/* --energy-window (0: no energy, up to a minute) and --energy-warmup (0:
+ * none, up to ten minutes): 0, or positive seconds up to max. */
+static int parse_seconds(const char *option, const char *text, double max, double *out)
 {
     if (strcmp(text, "0") == 0) {
         *out = 0;
         return CLI_OK;
     }
-    int rc = cli_parse_double("tune", "--energy-window", text, out);
-    if (rc == CLI_OK && *out > 60)
-        rc = cli_usage_error("tune", "--energy-window must be 0 to 60 seconds");
-    return rc;
-}
-
-/* --energy-warmup: 0 (none) or up to ten minutes. */
-static int parse_warmup(const char *text, double *out)
-{
-    if (strcmp(text, "0") == 0) {
-        *out = 0;
-        return CLI_OK;
-    }
-    int rc = cli_parse_double("tune", "--energy-warmup", text, out);
-    if (rc == CLI_OK && *out > 600)
-        rc = cli_usage_error("tune", "--energy-warmup must be 0 to 600 seconds");
+    int rc = cli_parse_double("tune", option, text, out);
+    if (rc == CLI_OK && *out > max)
+        rc = cli_usage_error("tune", "%s must be 0 to %g seconds", option, max);
     return rc;
 }
 
@@ -558,8 +546,8 @@ static int parse_option(int c, tune_args *a)
     case 'c': o->cache_dir = optarg; break;
     case 'P': o->platform = optarg; break;
     case 'O': o->no_overlap = true; break;
-    case 'E': rc = parse_window(optarg, &o->energy_window_s); break;
-    case 'U': rc = parse_warmup(optarg, &o->energy_warmup_s); break;
+    case 'E': rc = parse_seconds("--energy-window", optarg, 60, &o->energy_window_s); break;
+    case 'U': rc = parse_seconds("--energy-warmup", optarg, 600, &o->energy_warmup_s); break;
     case 'r': o->replay = optarg; break;
     case 'D': o->device = optarg; break;
     case 'K': o->kernel = optarg; break;
