@@ -35,7 +35,8 @@ struct kt_worker {
     int shared_fd;         /* memfd: shared_head + reference outputs */
     double ref_ms;         /* the reference's time per call; NAN until known */
     pid_t pid;             /* 0: no worker running */
-    bool warmed;           /* an energy reading came after the warm-up */
+    bool warmed;           /* a configuration was measured: the device is warm
+                              (or has no energy counter), no more warm-ups */
     int fd;
     double phase_s[KT_PHASE_COUNT]; /* all evaluations so far (worker.h) */
 };
@@ -467,7 +468,7 @@ void kt_worker_free(kt_worker *w)
     if (!w)
         return;
     if (w->pid) {
-        request q = {REQ_QUIT, 0};
+        request q = {.kind = REQ_QUIT};
         kt_send_all(w->fd, &q, sizeof q);
         reap(w, false, NULL);
     }
@@ -491,7 +492,7 @@ static int eval_once(kt_worker *w, const char *artifact, const uint16_t *cfg,
     *out = failed_result(KT_STATUS_RUNTIME_ERROR);
     size_t len = strlen(artifact), cfg_bytes = w->spec->nparams * sizeof *cfg;
     double warmup = !w->warmed && w->opts.energy_window_s > 0 ? w->opts.energy_warmup_s : 0;
-    request q = {REQ_EVAL, (uint32_t)len, warmup};
+    request q = {.kind = REQ_EVAL, .path_len = (uint32_t)len, .warmup_s = warmup};
     char why[256] = "";
     int got = GOT_EOF;
     double cap = w->opts.timeout_s > 0 ? kt_now() + w->opts.timeout_s : INFINITY;
@@ -499,8 +500,7 @@ static int eval_once(kt_worker *w, const char *artifact, const uint16_t *cfg,
         kt_send_all(w->fd, cfg, cfg_bytes))
         got = receive(w, out, cap, why, sizeof why);
     if (got == GOT_RESULT && out->status == KT_STATUS_OK)
-        w->warmed = true; /* warm now (or no counter to read): for every later
-                             worker too */
+        w->warmed = true; /* for every later worker process too */
     if (got == GOT_TIMEOUT) {
         reap(w, true, NULL);
         *out = failed_result(KT_STATUS_TIMEOUT);
@@ -510,7 +510,7 @@ static int eval_once(kt_worker *w, const char *artifact, const uint16_t *cfg,
         *died = true;
     } else if (out->status != KT_STATUS_OK) {
         /* A wrong or failed kernel may have corrupted the worker: replace it. */
-        request quit = {REQ_QUIT, 0};
+        request quit = {.kind = REQ_QUIT};
         kt_send_all(w->fd, &quit, sizeof quit);
         reap(w, false, NULL);
     }

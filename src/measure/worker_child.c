@@ -299,19 +299,14 @@ static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
  * ENERGY_BATCH_MS, read between two steps of the energy counter at least
  * energy_window_s apart (kt_energy_span: NVML's counter moves in steps
  * tens of milliseconds apart, so a reading over an arbitrary span is off
- * by up to a step; a 0.3 s span on the H100 read from 128 to 822 W),
- * after the request's warm-up, if any.  *watts is NAN when no span came,
- * and why says why; returns KT_OK unless a run failed. */
+ * by up to a step; a 0.3 s span on the H100 read from 128 to 822 W).
+ * *watts is NAN when no span came, and why says why; returns KT_OK unless
+ * a run failed. */
 static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
                          char *why, size_t nwhy, kt_diag *diag)
 {
     int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
-    double dummy, warm_end = kt_now() + ch->warmup_s;
-    if (ch->warmup_s > 0 && !send_msg(ch, MSG_WARM, &ch->warmup_s, sizeof ch->warmup_s))
-        return kt_fail(diag, KT_EWORKER, "the tuner is gone");
-    while (kt_now() < warm_end) /* the warm-up (worker.h: energy_warmup_s) */
-        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
-            return KT_EBACKEND;
+    double dummy;
     kt_energy_span span;
     kt_energy_span_init(&span, opts(ch)->energy_window_s, kt_now(), energy(ch));
     for (;;) {
@@ -330,12 +325,34 @@ static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, dou
     }
 }
 
+/* The request's warm-up (worker.h: energy_warmup_s), where energy will be
+ * read: the kernel back to back in batches of about ENERGY_BATCH_MS (one
+ * call of ms each) for warmup_s seconds, announced to the tuner first.
+ * False when a run failed or the tuner is gone. */
+static bool warm_up(child *ch, void *kernel, double ms, kt_diag *diag)
+{
+    if (!(ch->warmup_s > 0) || !(opts(ch)->energy_window_s > 0) || isnan(energy(ch)))
+        return true;
+    if (!send_msg(ch, MSG_WARM, &ch->warmup_s, sizeof ch->warmup_s)) {
+        kt_fail(diag, KT_EWORKER, "the tuner is gone");
+        return false;
+    }
+    int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
+    double dummy, end = kt_now() + ch->warmup_s;
+    while (kt_now() < end)
+        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
+            return false;
+    return true;
+}
+
 /* Time the kernel, then read its average power (energy per call is that
- * power times the median time) and the SM clock. */
+ * power times the median time) and the SM clock; the request's warm-up,
+ * if any, comes first, so that both are read warm. */
 static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
 {
     double warm;
-    if (run_protected(ch, kernel, 1, 1, &warm, diag) != KT_OK)
+    if (run_protected(ch, kernel, 1, 1, &warm, diag) != KT_OK ||
+        !warm_up(ch, kernel, warm, diag))
         return;
     int inner = warm >= MIN_SAMPLE_MS ? 1
                 : warm <= MIN_SAMPLE_MS / 10000 ? 10000

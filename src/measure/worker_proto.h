@@ -40,8 +40,8 @@ enum { MSG_RESULT = 1, MSG_RUN = 2, MSG_RAN = 3, MSG_PHASES = 4, MSG_WARM = 5 };
 typedef struct request {
     uint32_t kind;
     uint32_t path_len;
-    double warmup_s;       /* > 0: before this evaluation's energy reading,
-                              run its kernel back to back this long first */
+    double warmup_s;       /* > 0: where energy is read, run the kernel back
+                              to back this long before timing it */
 } request;
 
 typedef struct msg_head {
