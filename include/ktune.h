@@ -653,8 +653,9 @@ KTUNE_API size_t ktune_run_front_count(const ktune_run *run);
 KTUNE_API int ktune_run_front(const ktune_run *run, size_t i, const char **config,
                               ktune_result *result);
 
-/* The map of a run (opts.map, or a strategy with implies_map): the fastest
- * configuration per cell of the spec's behaviour dimensions; NULL without.
+/* The map of a run (opts.map, or a strategy with implies_map): the best
+ * configuration by the run's objective (the fastest for time and pareto)
+ * per cell of the spec's behaviour dimensions; NULL without.
  * Owned by the run. */
 typedef struct ktune_map ktune_map;
 KTUNE_API const ktune_map *ktune_run_map(const ktune_run *run);
@@ -1074,10 +1075,10 @@ KTUNE_API int ktune_model_evaluate(const ktune_model *m, const ktune_eval_opts *
                                    ktune_eval_report *out, ktune_diag *diag);
 /* ------------------------------------------------------------ map of a run */
 
-/* What a run's map (ktune_run_map) holds: the fastest configuration found
- * in each filled cell of the grid that the spec's behaviour dimensions
- * make (MAP-Elites; docs/SPEC.md).  A map does not change: threads may read
- * one together. */
+/* What a run's map (ktune_run_map) holds: the best configuration found (by
+ * the run's objective) in each filled cell of the grid that the spec's
+ * behaviour dimensions make (MAP-Elites; docs/SPEC.md).  A map does not
+ * change: threads may read one together. */
 typedef struct ktune_map_info {
     size_t ndims;            /* behaviour dimensions */
     uint64_t ncells;         /* cells of the grid */
@@ -1101,8 +1102,11 @@ KTUNE_API int ktune_map_bin(const ktune_map *m, size_t d, size_t b, double *lo,
 typedef struct ktune_map_elite {
     uint64_t cell;           /* index in the grid */
     const size_t *bins;      /* [ndims]: its bin in each dimension */
-    const char *config;      /* its fastest configuration's key */
+    const char *config;      /* its best configuration's key, by the run's
+                                objective (the fastest for time and pareto,
+                                the least energy per call for energy) */
     double time_ms;          /* that configuration's time */
+    double energy_j;         /* and energy per call (NAN: not read) */
 } ktune_map_elite;
 
 /* The i-th filled cell (i < nfilled, in cell order) into *out; 0, or

@@ -594,7 +594,7 @@ class _MapInfo(_c.Structure):
 
 class _MapElite(_c.Structure):
     _fields_ = [("cell", _u64), ("bins", _c.POINTER(_sz)), ("config", _p),
-                ("time_ms", _dbl)]
+                ("time_ms", _dbl), ("energy_j", _dbl)]
 
 
 _KEY_RESULT = (_c.POINTER(_p), _c.POINTER(_Result))
@@ -634,7 +634,8 @@ def _key_result(f, *args):
 def _map(m):
     """A run's map as a SimpleNamespace: ndims, ncells, nfilled, fallback,
     dims [(name, [(lo, hi) per bin])], elites [(cell, bins, config,
-    time_ms)]."""
+    time_ms, energy_j)], each cell's best by the run's objective (energy_j
+    None where not read)."""
     info = _MapInfo()
     _check(_map_describe(m, _c.byref(info)), None)
     lo, hi = _dbl(), _dbl()
@@ -650,7 +651,7 @@ def _map(m):
     for i in range(info.nfilled):
         _check(_map_elite_at(m, i, _c.byref(e)), None)
         elites.append((e.cell, [e.bins[k] for k in range(info.ndims)], _str(e.config),
-                       e.time_ms))
+                       e.time_ms, None if math.isnan(e.energy_j) else e.energy_j))
     return SimpleNamespace(dims=dims, elites=elites, **_struct_dict(info))
 
 

@@ -40,6 +40,6 @@ int ktune_map_elite_at(const ktune_map *m, size_t i, ktune_map_elite *out)
     const kt_map_cell *c = &m->filled[i];
     if (out)
         *out = (ktune_map_elite){.cell = c->cell, .bins = c->bin, .config = c->config,
-                                 .time_ms = c->time_ms};
+                                 .time_ms = c->time_ms, .energy_j = c->energy_j};
     return KT_OK;
 }

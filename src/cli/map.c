@@ -1,6 +1,6 @@
 /* map.c - the MAP-Elites map of a tuning run (ktune_run_map), as text and
- * as JSON: the fastest configuration of each filled cell of the behaviour
- * dimensions, with its time and GFLOP/s. */
+ * as JSON: the best configuration (by the run's objective) of each filled
+ * cell of the behaviour dimensions, with its time, GFLOP/s and energy. */
 #include "cli.h"
 
 #include <math.h>
@@ -49,6 +49,8 @@ void cli_map_print(const ktune_map *m, double flops)
         double g = map_gflops(flops, e.time_ms);
         if (isfinite(g))
             printf(", %.1f GFLOP/s", g);
+        if (isfinite(e.energy_j))
+            printf(", %.4g J", e.energy_j);
         printf("  %s\n", e.config);
     }
 }
@@ -90,6 +92,8 @@ json_object *cli_map_json(const ktune_map *m, double flops)
         double g = map_gflops(flops, c.time_ms);
         if (isfinite(g))
             json_object_object_add(e, "gflops", json_object_new_double(g));
+        if (isfinite(c.energy_j))
+            json_object_object_add(e, "energy_j", json_object_new_double(c.energy_j));
         json_object_array_add(elites, e);
     }
     json_object_object_add(o, "dimensions", dims_json(m, info.ndims));

@@ -32,6 +32,7 @@ struct kt_archive {
     uint64_t *members;         /* built indices grouped by cell, ascending */
     uint64_t *elite;           /* per cell: built index; UINT64_MAX when empty */
     double *cost;              /* per cell: the elite's cost */
+    double *time_ms, *energy_j; /* per cell: the elite's, as offered (NAN: unknown) */
     uint64_t *order;           /* occupied cells, in the order first filled */
     size_t noccupied;
 };
@@ -253,7 +254,9 @@ static int archive_cells(kt_archive *a, kt_diag *diag)
     a->elite = malloc(a->ncells * sizeof *a->elite);
     a->cost = malloc(a->ncells * sizeof *a->cost);
     a->order = malloc(a->ncells * sizeof *a->order);
-    if (!a->elite || !a->cost || !a->order)
+    a->time_ms = malloc(a->ncells * sizeof *a->time_ms);
+    a->energy_j = malloc(a->ncells * sizeof *a->energy_j);
+    if (!a->elite || !a->cost || !a->order || !a->time_ms || !a->energy_j)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     for (uint64_t c = 0; c < a->ncells; c++) {
         a->elite[c] = UINT64_MAX;
@@ -301,6 +304,8 @@ void kt_archive_free(kt_archive *a)
     free(a->members);
     free(a->elite);
     free(a->cost);
+    free(a->time_ms);
+    free(a->energy_j);
     free(a->order);
     free(a);
 }
@@ -343,7 +348,8 @@ size_t kt_archive_bin(const kt_archive *a, uint64_t cell, size_t d)
     return (size_t)(cell % a->dims[d].nbins);
 }
 
-bool kt_archive_offer(kt_archive *a, uint64_t idx, double cost)
+bool kt_archive_offer_measured(kt_archive *a, uint64_t idx, double cost, double time_ms,
+                               double energy_j)
 {
     if (idx >= kt_space_size(a->space) || !isfinite(cost))
         return false;
@@ -354,7 +360,14 @@ bool kt_archive_offer(kt_archive *a, uint64_t idx, double cost)
         return false;
     a->elite[c] = idx;
     a->cost[c] = cost;
+    a->time_ms[c] = time_ms;
+    a->energy_j[c] = energy_j;
     return true;
+}
+
+bool kt_archive_offer(kt_archive *a, uint64_t idx, double cost)
+{
+    return kt_archive_offer_measured(a, idx, cost, cost, NAN);
 }
 
 size_t kt_archive_occupied(const kt_archive *a) { return a->noccupied; }
@@ -402,7 +415,9 @@ static int map_cells(const kt_archive *a, kt_map *m)
             continue;
         kt_map_cell *x = &m->filled[m->nfilled++];
         x->cell = c;
-        x->time_ms = cost;
+        x->cost = cost;
+        x->time_ms = a->time_ms[c];
+        x->energy_j = a->energy_j[c];
         for (size_t d = 0; d < a->ndims; d++)
             x->bin[d] = kt_archive_bin(a, c, d);
         if (!(x->config = kt_spec_config_key(spec, kt_space_at(a->space, idx))))

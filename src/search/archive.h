@@ -56,8 +56,13 @@ uint64_t kt_archive_member(const kt_archive *a, uint64_t cell, uint64_t k);
 size_t kt_archive_bin(const kt_archive *a, uint64_t cell, size_t d);
 
 /* An observed configuration (built index) and its cost; true when it
- * became its cell's elite (a tie leaves the earlier one). */
+ * became its cell's elite (a tie leaves the earlier one).  The map reports
+ * the cost as the elite's time. */
 bool kt_archive_offer(kt_archive *a, uint64_t idx, double cost);
+/* The same, with the time and energy (NAN: unknown) that the map reports
+ * of the elite, whatever its cost is made of (an energy objective's). */
+bool kt_archive_offer_measured(kt_archive *a, uint64_t idx, double cost, double time_ms,
+                               double energy_j);
 
 /* Cells holding an elite. */
 size_t kt_archive_occupied(const kt_archive *a);
@@ -81,7 +86,8 @@ typedef struct kt_map_cell {
     uint64_t cell;
     size_t bin[KT_BEHAVIOUR_MAX_DIMS]; /* per dimension */
     char *config;             /* the elite's configuration key */
-    double time_ms;           /* its cost */
+    double cost;              /* its cost (kt_archive_offer's) */
+    double time_ms, energy_j; /* its time and energy per call (NAN: unknown) */
 } kt_map_cell;
 
 /* The public ktune_map (include/ktune.h) is this struct. */

@@ -301,6 +301,14 @@ static int setup(run *r)
 
 /* --------------------------------------------------------- measurement */
 
+/* What the map's elites are best at: the run's objective, except that a
+ * pareto run's map keeps the fastest configuration of each cell (its front
+ * is reported apart). */
+static kt_objective map_objective(const run *r)
+{
+    return r->opts->objective == KT_OBJECTIVE_PARETO ? KT_OBJECTIVE_TIME : r->opts->objective;
+}
+
 /* The first correct result decides whether the run has energy (tuner.h):
  * without it the run stops, rather than rank configurations by nothing.
  * Later ones without (a reading that failed once: a batch too long for
@@ -370,7 +378,8 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
         r->strategy->observe(r->strategy_state, cfg, res);
     uint64_t idx;
     if (r->map && kt_space_index_of(r->space, cfg, &idx) == KT_OK)
-        kt_archive_offer(r->map, idx, kt_objective_cost(KT_OBJECTIVE_TIME, res));
+        kt_archive_offer_measured(r->map, idx, kt_objective_cost(map_objective(r), res),
+                                  res->time_ms, res->energy_j);
     if (r->opts->progress) {
         uint64_t done = rep->measured + rep->cached;
         double elapsed = kt_now() - r->start;

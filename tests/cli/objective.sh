@@ -94,6 +94,36 @@ grep -q '^best     BLOCK=128,UNROLL=4,VEC=2 (least energy per call)$' "$TMP/e.tx
 grep -q 'front' "$TMP/e.txt" && fail "a front without pareto: $(cat "$TMP/e.txt")"
 pass "text: the best by the objective, and the front of a pareto run"
 
+# The map of an exhaustive run holds each cell's best by the objective:
+# the fastest for time, the least energy per call (and that energy) for
+# energy, as computed here from the recording's rows in the cell's bins.
+for o in time energy; do
+    "$KTUNE" tune --replay "$REC" --strategy brute_force --objective "$o" --map --json \
+        >"$TMP/map.$o.json"
+done
+python3 - "$REC" "$TMP" <<'PY' || fail "see above"
+import csv, json, sys
+rec, tmp = sys.argv[1:]
+rows = [r for r in csv.DictReader(open(rec)) if r["status"] == "ok"]
+def params(key):
+    return {k: float(v) for k, v in (kv.split("=") for kv in key.split(","))}
+for o, col in (("time", "time_ms"), ("energy", "energy_j")):
+    m = json.load(open(f"{tmp}/map.{o}.json"))["map"]
+    dims = m["dimensions"]
+    assert m["filled"] == len(m["elites"]) > 1, m
+    for e in m["elites"]:
+        def inside(r):
+            p = params(r["config"])
+            return all(lo <= p[d["name"]] <= hi
+                       for d, b in zip(dims, e["bins"]) for lo, hi in [d["bins"][b]])
+        cell = [r for r in rows if inside(r)]
+        want = min(cell, key=lambda r: float(r[col]))
+        assert e["key"] == want["config"], (o, e, want["config"])
+        assert abs(e["time_ms"] - float(want["time_ms"])) < 1e-9, (o, e)
+        assert abs(e["energy_j"] - float(want["energy_j"])) < 1e-12, (o, e)
+PY
+pass "--map keeps each cell's best by the objective (time, energy), with its energy"
+
 # Rows without energy: one line naming the configuration, not a time run.
 bzcat bench/data/gemm-cpu-256-a1.csv.bz2 >"$TMP/noenergy.csv"
 for o in energy edp pareto; do

@@ -185,7 +185,7 @@ assert run.by_status["ok"] == 7 and sum(run.by_status.values()) == 21, run.by_st
 assert run.best_config in [c for c, r in run.evaluated if r["status"] == "ok"]
 assert "measure" in run.phases and run.phases["measure"] > 0, run.phases
 assert run.front == [] and run.map and run.map.nfilled == len(run.map.elites) > 0
-assert all(len(bins) == run.map.ndims for _, bins, _, _ in run.map.elites), run.map
+assert all(len(bins) == run.map.ndims for _, bins, _, _, _ in run.map.elites), run.map
 assert all(lo <= hi for _, bins in run.map.dims for lo, hi in bins), run.map.dims
 assert "twice" in raises("EINVAL", ktune.tune, spec, problem="N=3000", devices=[0, 0])
 with ktune.MPI() as job:  # not started by mpirun: no job, the run is local
