@@ -563,6 +563,11 @@ typedef struct ktune_tune_opts {
                                 the first configurations' power is read at
                                 the temperature the work brings the chip to,
                                 as the later ones' is (15); 0: none */
+    double hang_factor;      /* a batch of kernel calls counts as hung past
+                                this many times the reference's time per call,
+                                plus 1 s of the worker's processor time (100);
+                                raise it under a profiler that replays each
+                                kernel.  0: that default */
 } ktune_tune_opts;
 
 /* Fill *opts with the defaults above.  Thread-safe. */

@@ -571,7 +571,8 @@ class _TuneOpts(_c.Structure):
                 ("transfer", _vp), ("warn", _WARN), ("warn_user", _vp),
                 ("shard", _c.c_uint), ("shards", _c.c_uint),
                 ("devices", _c.POINTER(_int)), ("ndevices", _sz), ("platform", _p),
-                ("mpi", _vp), ("rank_timeout_s", _dbl), ("energy_warmup_s", _dbl)]
+                ("mpi", _vp), ("rank_timeout_s", _dbl), ("energy_warmup_s", _dbl),
+                ("hang_factor", _dbl)]
 
 
 class _RunInfo(_c.Structure):

@@ -4,7 +4,9 @@
 # (conv_igemm_tma.cu, a configuration pinned) and of the kernel cuDNN FP16
 # runs for the same layer (channels_last, cudnn.benchmark, the launch after
 # 20 warm calls, between cudaProfilerStart and Stop), the summary lines of
-# both into OUT/ncu-conv.txt.
+# both into OUT/ncu-conv.txt.  ktune runs with --hang-factor 1e6: Nsight's
+# replay of a 13 us kernel takes seconds, which the default hang rule (100
+# times the reference's time a call, plus 1 s) calls a timeout.
 #
 #   sh bench/gpu/conv_profile.sh OUT PROBLEM KEY [BUNDLE]
 #   e.g. PROBLEM=N=32,C=256,H=14,W=14,K=1024,R=1,S=1,stride=1,pad=0 (res4 1x1)
@@ -20,6 +22,7 @@ python3 bench/gpu/pin_config.py kernels/conv/conv-igemm-tma-f16-cuda.json "$KEY"
 timeout 150 ncu --clock-control none --target-processes all -k "regex:^conv_igemm_tma\$" -c 1 \
     $SECTIONS "$B/ktune" tune kernels/conv/pinned-prof.json --problem "$PROB" \
     --db /tmp/prof-conv.db --cache /tmp/prof-cache --energy-window 0 --timeout 60 \
+    --hang-factor 1e6 \
     >"$OUT/ncu-ktune.txt" 2>&1
 echo "ncu ktune: rc=$?"
 rm -f kernels/conv/pinned-prof.json

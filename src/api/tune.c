@@ -116,9 +116,11 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
                        "fill it with ktune_tune_opts_init", o->size, sizeof *o);
     if (o->timeout_s < 0 || o->time_limit_s < 0 || o->jobs < 0 ||
         !(o->energy_window_s >= 0 && o->energy_window_s <= 60) ||
-        !(o->energy_warmup_s >= 0 && o->energy_warmup_s <= 600))
+        !(o->energy_warmup_s >= 0 && o->energy_warmup_s <= 600) ||
+        !(o->hang_factor == 0 || (o->hang_factor >= 1 && o->hang_factor <= 1e9)))
         return kt_fail(diag, KT_EINVAL, "a negative timeout, time limit or jobs, an "
-                       "energy window outside 0 to 60 s or a warm-up outside 0 to 600 s");
+                       "energy window outside 0 to 60 s, a warm-up outside 0 to 600 s "
+                       "or a hang factor outside 1 to 1e9");
     *t = kt_tune_defaults();
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     t->problem = o->problem;
@@ -134,6 +136,8 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->measure.max_memory = o->max_memory;
     t->measure.energy_window_s = o->energy_window_s;
     t->measure.energy_warmup_s = o->energy_warmup_s;
+    if (o->hang_factor > 0)
+        t->measure.hang_factor = o->hang_factor;
     t->retry_failed = o->retry_failed;
     t->objective = o->objective;
     t->no_overlap = o->no_overlap;

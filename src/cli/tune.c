@@ -65,6 +65,9 @@ static const char USAGE[] =
     "                      (default: no cap; a batch of kernel calls that uses\n"
     "                      100 times the reference's time per call plus 1 s of\n"
     "                      processor time is a timeout either way)\n"
+    "  --hang-factor F     that 100 (1 to 1e9): raise it where calls run far slower\n"
+    "                      than measured, as under a profiler that replays each\n"
+    "                      kernel (Nsight Compute)\n"
     "  --max-memory GIB    the kernel's buffers may take at most GIB gibibytes\n"
     "                      (default: half of this machine's memory); a larger\n"
     "                      problem is refused before anything is allocated\n"
@@ -494,6 +497,15 @@ static int parse_seconds(const char *option, const char *text, double max, doubl
     return rc;
 }
 
+/* --hang-factor: 1 to a billion. */
+static int parse_hang_factor(const char *text, double *out)
+{
+    int rc = cli_parse_double("tune", "--hang-factor", text, out);
+    if (rc == CLI_OK && !(*out >= 1 && *out <= 1e9))
+        rc = cli_usage_error("tune", "--hang-factor must be 1 to 1e9, not %s", text);
+    return rc;
+}
+
 /* --max-memory: gibibytes, from a mebibyte up to a pebibyte. */
 static int parse_memory(const char *text, uint64_t *bytes)
 {
@@ -549,6 +561,7 @@ static int parse_option(int c, tune_args *a)
     case 'O': o->no_overlap = true; break;
     case 'E': rc = parse_seconds("--energy-window", optarg, 60, &o->energy_window_s); break;
     case 'U': rc = parse_seconds("--energy-warmup", optarg, 600, &o->energy_warmup_s); break;
+    case 'A': rc = parse_hang_factor(optarg, &o->hang_factor); break;
     case 'r': o->replay = optarg; break;
     case 'D': o->device = optarg; break;
     case 'K': o->kernel = optarg; break;
@@ -599,6 +612,7 @@ static int parse_options(int argc, char **argv, tune_args *a)
         {"platform", required_argument, 0, 'P'},
         {"rank-timeout", required_argument, 0, 'W'},
         {"energy-warmup", required_argument, 0, 'U'},
+        {"hang-factor", required_argument, 0, 'A'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
     optind = 1;

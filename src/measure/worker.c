@@ -46,7 +46,7 @@ kt_measure_opts kt_measure_defaults(void)
     return (kt_measure_opts){.min_reps = 5, .max_reps = 200, .min_time_s = 0.2,
                              .max_time_s = 3.0, .max_spread = 0.05,
                              .energy_window_s = 0.3, .energy_warmup_s = 15,
-                             .timeout_s = 0, .seed = 1};
+                             .hang_factor = WORKER_HANG_FACTOR, .timeout_s = 0, .seed = 1};
 }
 
 static kt_result failed_result(kt_status status)
@@ -195,7 +195,7 @@ typedef struct batch {
     double wall_end;       /* the hard end, whatever the processor time */
 } batch;
 
-/* Allowance of a batch: its calls at up to WORKER_HANG_FACTOR times the
+/* Allowance of a batch: its calls at up to hang_factor times the
  * reference's time each, plus the slack; the reference's own first run, of
  * unknown length, gets the start limit. */
 static batch batch_begin(const kt_worker *w, double calls)
@@ -203,7 +203,7 @@ static batch batch_begin(const kt_worker *w, double calls)
     double allow = isnan(w->ref_ms) ? (w->opts.timeout_s > 0 ? 10 * w->opts.timeout_s
                                                              : WORKER_START_LIMIT_S)
                                     : WORKER_HANG_SLACK_S +
-                                          calls * WORKER_HANG_FACTOR * w->ref_ms * 1e-3;
+                                          calls * w->opts.hang_factor * w->ref_ms * 1e-3;
     return (batch){.calls = calls, .allowance = allow, .cpu0 = cpu_seconds(w->pid),
                    .wall_end = kt_now() + WORKER_HANG_WALL * allow};
 }
@@ -247,7 +247,7 @@ static void timeout_reason(const kt_worker *w, const batch *b, bool in_batch, bo
     else if (in_batch && !isnan(w->ref_ms))
         snprintf(why, nwhy, "%.0f kernel call%s did not end within %.3g s of processor "
                  "time (%g times the reference's %.3g ms a call, plus %g s)", b->calls,
-                 b->calls == 1 ? "" : "s", b->allowance, WORKER_HANG_FACTOR, w->ref_ms,
+                 b->calls == 1 ? "" : "s", b->allowance, w->opts.hang_factor, w->ref_ms,
                  WORKER_HANG_SLACK_S);
     else if (in_batch)
         snprintf(why, nwhy, "the reference did not finish within %.3g s", b->allowance);

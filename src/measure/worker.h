@@ -11,7 +11,7 @@
  * worker, into memory shared with all later ones.
  *
  * Hangs: the worker announces each batch of kernel calls; a batch may take
- * WORKER_HANG_FACTOR times the reference's own time per call, plus
+ * hang_factor (WORKER_HANG_FACTOR) times the reference's own time per call, plus
  * WORKER_HANG_SLACK_S, counted in the worker's processor time (a loaded
  * machine slows a kernel without making it hang, while a hung kernel keeps
  * burning its share) and at most WORKER_HANG_WALL times that in wall-clock
@@ -54,6 +54,11 @@ typedef struct kt_measure_opts {
                                every configuration's power is read at the
                                temperature the work brings the chip to, not the
                                first ones cold (15); 0: none */
+    double hang_factor;   /* a batch of calls may take this many times the
+                             reference's time per call, plus the slack (above),
+                             before it counts as hung (WORKER_HANG_FACTOR);
+                             raise it where calls run far slower than measured,
+                             as under a profiler that replays each kernel */
     double timeout_s;     /* > 0: one evaluation, all repetitions included, may
                              take at most this long; 0 (the default): bounded
                              by the hang rule above alone */

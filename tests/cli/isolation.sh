@@ -17,6 +17,23 @@ grep -q '"timeout": 2,' "$TMP/f.json" && grep -q '"crash": 6,' "$TMP/f.json" &&
     grep -q '"ok": 4,' "$TMP/f.json" || fail "classes: $(cat "$TMP/f.json")"
 pass "planted faults with default options: $secs s, every fault classified"
 
+# The endless loop (MODE=2) under the hang rule, and with --hang-factor so
+# large that only --timeout stops it: the rule is the factor's.
+cp tests/kernels/faulty.c tests/kernels/faulty_ref.c "$TMP/"
+python3 bench/gpu/pin_config.py "$SPEC" MODE=2,VARIANT=1 >"$TMP/faulty-hang.json"
+for f in default 1e9; do
+    extra=""
+    [ $f = default ] || extra="--hang-factor $f --timeout 3"
+    # shellcheck disable=SC2086 # extra is words or nothing
+    "$KTUNE" tune "$TMP/faulty-hang.json" --db "$TMP/h$f.db" --cache "$TMP/cache" \
+        $extra >/dev/null 2>&1 || true
+    "$KTUNE" db list --db "$TMP/h$f.db" | grep MODE=2 >"$TMP/h$f.txt"
+done
+grep -q "timeout.*times the reference's" "$TMP/hdefault.txt" || fail "hang rule: $(cat "$TMP/hdefault.txt")"
+grep -q "timeout.*no result within 3 s" "$TMP/h1e9.txt" || fail "hang factor: $(cat "$TMP/h1e9.txt")"
+expect_fail 2 'hang-factor must be 1 to 1e9' "$KTUNE" tune "$SPEC" --hang-factor 0.5 --db "$TMP/m.db"
+pass "--hang-factor sets the hang rule: past it only --timeout stops an endless loop"
+
 expect_fail 1 'needs [0-9.]+ GiB of buffers.*limit of 0.001 GiB' \
     "$KTUNE" tune "$SPEC" --problem N=1000000 --max-memory 0.001 --db "$TMP/m.db" \
     --cache "$TMP/cache"
