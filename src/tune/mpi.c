@@ -54,6 +54,9 @@ struct ktune_mpi {
     bool *gone;              /* [size]: taken as dead, or left out */
     bool lost;               /* the job lost a rank (kt_mpi_close) */
     double *heard;           /* [size]: a beat last taken from the rank (kt_now) */
+    char beat_msg[64];       /* the encoded beat, beat_msg_len bytes: it lives as
+                                long as the sends that may still read it */
+    int beat_msg_len;
     MPI_Request *beat_req;   /* [size]: the beat being sent to the rank */
     outgoing **out;          /* the outbox: nout slots */
     size_t nout;
@@ -108,6 +111,10 @@ static kt_mpi *handle_new(int size)
         m->heard[r] = now;
         m->beat_req[r] = MPI_REQUEST_NULL;
     }
+    size_t len = 0;
+    kt_mpi_encode(&(kt_mpi_msg){.kind = KT_MPI_BEAT}, (unsigned char *)m->beat_msg,
+                  sizeof m->beat_msg, &len);
+    m->beat_msg_len = (int)len;
     return m;
 }
 
@@ -201,7 +208,7 @@ double kt_mpi_heard(kt_mpi *m, int rank)
  * rank that takes nothing in, dead or busy, has at most one waiting), and
  * every beat that has arrived taken, noting when; the caller holds the
  * lock. */
-static void beat_once(kt_mpi *m, const char *buf, int len)
+static void beat_once(kt_mpi *m)
 {
     int flag = 0;
     for (int r = 0; r < m->size; r++) {
@@ -210,7 +217,8 @@ static void beat_once(kt_mpi *m, const char *buf, int len)
         if (m->beat_req[r] != MPI_REQUEST_NULL &&
             (MPI_Test(&m->beat_req[r], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag))
             continue;
-        MPI_Isend(buf, len, MPI_BYTE, r, BEAT_TAG, MPI_COMM_WORLD, &m->beat_req[r]);
+        MPI_Isend(m->beat_msg, m->beat_msg_len, MPI_BYTE, r, BEAT_TAG, MPI_COMM_WORLD,
+                  &m->beat_req[r]);
     }
     char in[64];
     MPI_Status st;
@@ -230,13 +238,9 @@ static void beat_once(kt_mpi *m, const char *buf, int len)
 static void *beat_main(void *arg)
 {
     kt_mpi *m = arg;
-    char buf[64];
-    size_t len = 0;
-    kt_mpi_encode(&(kt_mpi_msg){.kind = KT_MPI_BEAT}, (unsigned char *)buf, sizeof buf,
-                  &len);
     pthread_mutex_lock(&m->lock);
     while (!m->quit) {
-        beat_once(m, buf, (int)len);
+        beat_once(m);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         double t = (double)until.tv_nsec * 1e-9 + m->every_s;
