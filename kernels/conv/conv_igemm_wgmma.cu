@@ -93,26 +93,6 @@ __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const elem 
     }
 }
 
-// The accumulators to Y (M x K, row-major), converted, edges guarded.
-__device__ __forceinline__ void store_tile(elem *Y, int M, int K, int m0, int n0,
-                                           float (*acc)[NT][ACC])
-{
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-            for (int i = 0; i < WN / 8; i++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    int r = m0 + acc_row(mi, h), c = n0 + acc_col(ni, i);
-                    if (r >= M)
-                        continue;
-                    store_pair(Y + (size_t)r * K, K, c, acc[mi][ni][4 * i + 2 * h],
-                               acc[mi][ni][4 * i + 2 * h + 1]);
-                }
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     conv_igemm_wgmma(int N, int C, int H, int W, int K, int R, int S, int stride, int pad,
                      int P, int Q, const elem *__restrict__ X, const elem *__restrict__ Wt,
@@ -164,5 +144,5 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     int m0 = bm + wg * WGM;
     if (SPLIT > 1 && !split_reduce(ws, cnt, &acc[0][0][0]))
         return;
-    store_tile(Y, M, K, m0, bn, acc);
+    store_acc(Y, M, K, m0, bn, acc); // Y is M x K, row-major
 }

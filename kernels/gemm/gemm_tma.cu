@@ -240,35 +240,26 @@ __device__ __forceinline__ void store_strip(elem *C, int M, int N, int r0, int c
     }
 }
 
-// The accumulators to C.  Thread t of a warpgroup holds rows 16 (t / 32)
-// + (t % 32) / 4 (+ 8) of each m64 tile, columns 8 i + 2 (t % 4) (+ 1).
+// The accumulators to C: EPI 1 through shared memory (store_strip; thread
+// t of a warpgroup holds rows 16 (t / 32) + (t % 32) / 4 (+ 8) of each m64
+// tile), EPI 0 straight from the registers (hopper.cuh's store_acc).
 __device__ __forceinline__ void store_tile(elem *C, int M, int N, int m0, int n0,
                                            float (*acc)[NT][ACC], unsigned epi)
 {
+#if EPI
     int t = threadIdx.x % 128;
 #pragma unroll
     for (int mi = 0; mi < MT; mi++)
 #pragma unroll
-        for (int ni = 0; ni < NT; ni++) {
-            int r = m0 + mi * 64 + (t / 32) * 16;
-#if EPI
+        for (int ni = 0; ni < NT; ni++)
 #pragma unroll
             for (int q = 0; q < WN / 64; q++)
-                store_strip(C, M, N, r, n0 + ni * WN + q * 64, acc[mi][ni] + 32 * q,
-                            epi + (threadIdx.x / 32) * 2048);
+                store_strip(C, M, N, m0 + mi * 64 + (t / 32) * 16, n0 + ni * WN + q * 64,
+                            acc[mi][ni] + 32 * q, epi + (threadIdx.x / 32) * 2048);
 #else
-            (void)epi;
-#pragma unroll
-            for (int i = 0; i < WN / 8; i++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    int rh = r + (t % 32) / 4 + h * 8;
-                    if (rh < M)
-                        store_pair(C + (size_t)rh * N, N, n0 + ni * WN + i * 8 + (t % 4) * 2,
-                                   acc[mi][ni][4 * i + 2 * h], acc[mi][ni][4 * i + 2 * h + 1]);
-                }
+    (void)epi;
+    store_acc(C, M, N, m0, n0, acc);
 #endif
-        }
 }
 
 // A consumer warpgroup: for each of the block's tiles, wait for each

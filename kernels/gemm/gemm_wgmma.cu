@@ -125,5 +125,5 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     }
     wg_wait<0>();
     acc_pin(acc);
-    store_tile(C, M, N, bm + wg * WGM, bn, acc);
+    store_acc(C, M, N, bm + wg * WGM, bn, acc);
 }

@@ -120,7 +120,7 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, elem *C, i
     }
     wg_wait<0>();
     acc_pin(acc);
-    store_tile(C, M, N, bm + wg * WGM, bn, acc);
+    store_acc(C, M, N, bm + wg * WGM, bn, acc);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)

@@ -149,3 +149,27 @@ __device__ __forceinline__ void store_pair(elem *y, int n, int c, float lo, floa
             y[c + 1] = b;
     }
 }
+
+// A warpgroup's accumulators to the row-major C of M rows and ldc columns,
+// their corner at (m0, n0), converted, edges guarded.  Thread t of the
+// warpgroup holds rows 16 (t / 32) + (t % 32) / 4 (+ 8) of each m64 tile,
+// columns 8 i + 2 (t % 4) (+ 1).
+__device__ __forceinline__ void store_acc(elem *C, int M, int ldc, int m0, int n0,
+                                          float (*acc)[NT][ACC])
+{
+    int t = threadIdx.x % 128;
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+        for (int ni = 0; ni < NT; ni++)
+#pragma unroll
+            for (int i = 0; i < WN / 8; i++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    int r = m0 + mi * 64 + (t / 32) * 16 + (t % 32) / 4 + h * 8;
+                    int c = n0 + ni * WN + i * 8 + (t % 4) * 2;
+                    if (r < M)
+                        store_pair(C + (size_t)r * ldc, ldc, c, acc[mi][ni][4 * i + 2 * h],
+                                   acc[mi][ni][4 * i + 2 * h + 1]);
+                }
+}

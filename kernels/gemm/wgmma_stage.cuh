@@ -1,7 +1,7 @@
 // wgmma_stage.cuh - what the two cp.async-fed wgmma GEMMs (gemm_wgmma.cu,
 // gemm_wgmma_ws.cu) share: one stage's loads into the 128-byte-swizzled
-// tiles, element-exact at the edges or by the fast path inside, one
-// stage's multiplications, and the accumulators' store to C.  The kernels
+// tiles, element-exact at the edges or by the fast path inside, and one
+// stage's multiplications (hopper.cuh's store_acc stores to C).  The kernels
 // differ only in who loads (every thread, or a producer warpgroup) and how
 // the ring is synchronised.  The including kernel defines BM, BN, BK, WN,
 // WGM, MT, NT, ACC, SLAB and LOADERS (the threads that load) and includes
@@ -117,27 +117,4 @@ __device__ __forceinline__ void compute_stage(unsigned sa, unsigned sb, int wg,
                 wgmma(acc[mi][ni], da, db);
             }
         }
-}
-
-// The accumulators to C, converted, edges guarded.  Thread t of a
-// warpgroup holds rows 16 (t / 32) + (t % 32) / 4 (+ 8) of each m64 tile,
-// columns 8 i + 2 (t % 4) (+ 1).
-__device__ __forceinline__ void store_tile(elem *C, int M, int N, int m0, int n0,
-                                           float (*acc)[NT][ACC])
-{
-    int t = threadIdx.x % 128;
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-        for (int ni = 0; ni < NT; ni++)
-#pragma unroll
-            for (int i = 0; i < WN / 8; i++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    int r = m0 + mi * 64 + (t / 32) * 16 + (t % 32) / 4 + h * 8;
-                    int c = n0 + ni * WN + i * 8 + (t % 4) * 2;
-                    if (r < M)
-                        store_pair(C + (size_t)r * N, N, c, acc[mi][ni][4 * i + 2 * h],
-                                   acc[mi][ni][4 * i + 2 * h + 1]);
-                }
 }
