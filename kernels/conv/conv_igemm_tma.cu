@@ -35,6 +35,10 @@
 //     earlier phase of the same parity), and each stage is freed by the
 //     one warpgroup that read it.  PP 0: both warpgroups split each tile's
 //     rows and store together, the tensor cores idle meanwhile.
+//   - Flat tiles (FLAT 1; 1x1 filters without padding): Y's rows are X's
+//     rows, so the kernel sees the problem as one image of one row of N P
+//     Q pixels and a tile is BQ consecutive ones (64, 128 or 256: no rows
+//     lost to image edges), its A box from tmXf, X seen as (C, N H W).
 //   - Persistent grid: GRID blocks (0: one per tile; 128 leaves SMs over
 //     for clusters that cannot pair every SM) take tiles t, t +
 //     gridDim.x, ...; output channels vary fastest, so the blocks sharing
@@ -311,7 +315,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     conv_igemm_tma(int N, int C, int H, int W, int K, int R, int S, int stride, int pad, int P,
                    int Q, const elem *__restrict__ X, const elem *__restrict__ Wt,
                    elem *__restrict__ Y, float *__restrict__ ws, int *__restrict__ cnt,
-                   const __grid_constant__ CUtensorMap tmX, const __grid_constant__ CUtensorMap tmW)
+                   const __grid_constant__ CUtensorMap tmX, const __grid_constant__ CUtensorMap tmXf,
+                   const __grid_constant__ CUtensorMap tmW)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     // the swizzle pattern repeats every 1024 bytes: stages start on a
@@ -319,7 +324,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     // (full, empty)
     unsigned base = (smem_addr(smem) + 1023) & ~1023u;
     unsigned epi = base + STAGES * (A_BYTES + B_BYTES), bars = epi + EPI_BYTES;
+#if FLAT
+    shape g = {1, C, K, R, S, pad, 1, N * P * Q};
+#else
     shape g = {N, C, K, R, S, pad, P, Q};
+#endif
     ring_init(bars);
     int wg = threadIdx.x / 128;
     if (wg == WGS) {
@@ -327,7 +336,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         set_regs_dec<40>();
 #endif
         if (threadIdx.x == 128 * WGS)
-            produce(base, bars, &tmX, &tmW, g);
+            produce(base, bars, FLAT ? &tmXf : &tmX, &tmW, g);
     } else {
 #if WGS > 1
         set_regs_inc<232>();
