@@ -1,30 +1,36 @@
 #!/bin/sh
-# energy_repeat.sh - on the GPU machine, in one call: the whole FP16 wgmma
-# GEMM space at 4096^3 (122 configurations) measured twice, each time in
-# another random order (seeds 1 and 2), with a longer energy window (WINDOW
-# seconds a configuration, default 1.0), into OUT/energy-1.db and
-# OUT/energy-2.db: labels for `ktune analyze`'s energy model, and their
-# test-retest noise (the same configuration's two readings).
+# energy_repeat.sh - on the GPU machine, in one call: a GEMM space at
+# 4096^3 measured once per seed of SEEDS (default "1 2"), each time in
+# another random order, with the energy window WINDOW (seconds a
+# configuration, default 1.0), into OUT/energy-SEED.db: labels for `ktune
+# analyze`'s energy model and, with two seeds, their test-retest noise
+# (the same configuration's two readings).  SPEC and BUDGET default to the
+# whole FP16 wgmma space (kernels/gemm/gemm-wgmma-f16-cuda.json, 122).
 #
 #   sh bench/gpu/energy_repeat.sh OUT [BUNDLE]      (BUNDLE: default build/bundle)
+#   e.g. SPEC=kernels/gemm/gemm-tma-f16-cuda.json BUDGET=688 SEEDS=1 WINDOW=0.3 TIME=480
+#   (TIME: a cap in seconds on each run, ktune tune's --time)
 set -u
 OUT=$1 B=${2:-build/bundle}
 export KTUNE_WORKER=$B/ktune-worker LD_LIBRARY_PATH=$B/lib
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu \
     --format=csv,noheader
-for seed in 1 2; do
+SEEDS=${SEEDS:-1 2}
+for seed in $SEEDS; do
     t0=$(date +%s)
-    "$B/ktune" tune kernels/gemm/gemm-wgmma-f16-cuda.json --problem M=4096,N=4096,K=4096 \
-        --strategy random --budget 122 --seed $seed --energy-window "${WINDOW:-1.0}" \
+    "$B/ktune" tune "${SPEC:-kernels/gemm/gemm-wgmma-f16-cuda.json}" \
+        --problem M=4096,N=4096,K=4096 --strategy random --budget "${BUDGET:-122}" \
+        ${TIME:+--time "$TIME"} --seed $seed --energy-window "${WINDOW:-1.0}" \
         --db "$OUT/energy-$seed.db" --cache /tmp/ktune-energy-cache --timeout 20 --json \
         </dev/null >"$OUT/energy-$seed.json" 2>"$OUT/energy-$seed.err"
     echo "seed $seed: rc=$? $(($(date +%s) - t0)) s, $(date -u +%H:%M:%S) UTC," \
         "$(nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader) C"
 done
-for seed in 1 2; do
+for seed in $SEEDS; do
     "$B/ktune" db export csv --db "$OUT/energy-$seed.db" >"$OUT/energy-$seed.csv"
 done
+[ "$SEEDS" = "1 2" ] || exit 0
 python3 - "$OUT/energy-1.csv" "$OUT/energy-2.csv" <<'PY'
 import csv, math, sys
 runs = [{r["config"]: r for r in csv.DictReader(open(f))} for f in sys.argv[1:]]
