@@ -14,7 +14,9 @@
 #   bench/gpu/energy_tradeoff.sh OUT [BUNDLE]    (BUNDLE: default build/bundle)
 # Environment: ROUNDS (3), WINDOW (1.0 s energy window when re-measuring),
 # T_GEMM, T_CONV: seconds of each search (75, 60); PICKS=DIR: no searches,
-# the picks (and search JSON) of an earlier run in DIR are measured again.
+# the picks (and search JSON) of an earlier run in DIR are measured again;
+# CASES: the cases to run (default all four, by name); WARMUP: each
+# re-measurement's --energy-warmup (default 15 s).
 set -u
 OUT=$1 B=${2:-build/bundle}
 K=$B/ktune HERE=$(dirname "$0")
@@ -34,6 +36,7 @@ tune() { # OUTFILE SPEC PROBLEM [OPTIONS...]   (sh has no local variables:
 
 case_run() { # NAME SPEC PROBLEM STRATEGY SECONDS
     name=$1 spec=$2 p=$3
+    case " ${CASES:-$name} " in *" $name "*) ;; *) return ;; esac
     if [ -n "${PICKS:-}" ]; then
         cp "$PICKS/$name.json" "$OUT/$name.json"
     else
@@ -47,7 +50,7 @@ case_run() { # NAME SPEC PROBLEM STRATEGY SECONDS
             pinned=$(dirname "$spec")/.tradeoff-$name-$which.json
             python3 "$HERE/pin_config.py" "$spec" "$key" >"$pinned"
             tune "$OUT/re/$name-$which-$r.json" "$pinned" "$p" \
-                --energy-window "$WINDOW" --db "$OUT/re/$name-$which-$r.db"
+                --energy-window "$WINDOW" --energy-warmup "${WARMUP:-15}" --db "$OUT/re/$name-$which-$r.db"
             rm -f "$pinned"
         done <"$OUT/$name.picks"
     done
