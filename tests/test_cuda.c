@@ -95,6 +95,9 @@ static void test_shipped_cuda_kernels_compile_for_sm90(void)
     /* a 1x1 layer of 1x1 images: flat tiles (FLAT=1) alone */
     compile_sample("kernels/conv/conv-igemm-tma-f16-cuda.json",
                    "N=300,C=64,H=1,W=1,K=64,R=1,S=1,pad=0", 3);
+    compile_sample("kernels/conv/conv-igemm-tma-bf16-cuda.json", NULL, 3); /* bfloat16 */
+    compile_sample("kernels/conv/conv-igemm-tma-bf16-cuda.json",
+                   "C=256,H=14,W=14,K=1024,R=1,S=1,pad=0", 3);
     compile_sample("kernels/conv/conv-direct-cuda.json", "H=14,W=14,R=1,S=1,stride=2,pad=0",
                    4);
     /* wgmma needs sm_90a: the specs name it, overriding the backend's sm_90 */

@@ -7,7 +7,8 @@ and keep the fastest (its own auto-tuning).  Modes: fp32 (TF32 off: the
 comparison for ktune's FP32 kernels), tf32 (tensor cores, 10-bit mantissa,
 for scale), fp16 (half inputs and output, channels_last: NHWC activations
 and KRSC filters, the layouts of ktune's conv_igemm_tc.cu, so both sides
-compute the same thing from the same memory order).
+compute the same thing from the same memory order), bf16 (the same in
+bfloat16).
 
 usage: conv_cudnn.py [--kernels] [MODE...]   (default: fp32 tf32)
 --kernels adds the names of the GPU kernels one call runs (torch.profiler),
@@ -22,7 +23,7 @@ import torch.nn.functional as F
 from timing import Timer
 
 MODES = {"fp32": (torch.float32, False), "tf32": (torch.float32, True),
-         "fp16": (torch.float16, False)}
+         "fp16": (torch.float16, False), "bf16": (torch.bfloat16, False)}
 
 
 def layer_inputs(p, dtype):

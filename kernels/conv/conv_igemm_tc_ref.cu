@@ -1,14 +1,22 @@
 // conv_igemm_tc_ref.cu - the reference for conv_igemm_tc.cu: one thread
 // per output element of Y (NPQK, from X in NHWC and Wt in KRSC), the sum
 // accumulated in FP32 in the order of the definition (r, s, then c) and
-// rounded once to half.  Same arguments as the kernel; ws and cnt unused.
+// rounded once to half, or bfloat16 with KT_BF16 (the spec's
+// CompilerOptions).  Same arguments as the kernel; ws and cnt unused.
+#ifndef KT_BF16
+#define KT_BF16 0
+#endif
 typedef unsigned short elem;
 
 __device__ float to_float(elem h)
 {
+#if KT_BF16
+    return __uint_as_float((unsigned)h << 16);
+#else
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
     return f;
+#endif
 }
 
 extern "C" __global__ void conv_igemm_tc_ref(int N, int C, int H, int W, int K, int R, int S,
@@ -32,6 +40,10 @@ extern "C" __global__ void conv_igemm_tc_ref(int N, int C, int H, int W, int K, 
                 sum += to_float(x[c]) * to_float(f[c]);
         }
     unsigned short h;
+#if KT_BF16
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(sum));
+#else
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(sum));
+#endif
     Y[i] = h;
 }

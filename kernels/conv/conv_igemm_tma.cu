@@ -1,4 +1,5 @@
-// conv_igemm_tma.cu - FP16 2-D forward convolution with stride 1 on Hopper
+// conv_igemm_tma.cu - FP16 (or BF16, with KT_BF16 from the spec's
+// CompilerOptions) 2-D forward convolution with stride 1 on Hopper
 // (sm_90a): the implicit GEMM of conv_igemm_wgmma.cu (X NHWC, filters
 // KRSC, Y NPQK, FP32 accumulation, same arguments and reference) with the
 // tensor memory accelerator gathering A instead of every thread.
@@ -62,7 +63,14 @@
 #define A_BYTES (BM * 128) /* one stage of A */
 #define B_BYTES (BN * 128)
 #define EPI_BYTES (EPI ? WGS * 4 * 2048 : 0) /* per warp: 16 rows x 64 channels */
+#ifndef KT_BF16
+#define KT_BF16 0
+#endif
+#if KT_BF16
+#define TY "bf16"
+#else
 #define TY "f16"
+#endif
 
 #include "hopper.cuh"
 #include "conv.cuh"
