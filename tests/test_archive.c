@@ -16,12 +16,29 @@
                    "{\"Name\": \"B\", \"Values\": \"[1, 2, 3]\"}"
 #define TOY_DIMS "{\"Name\": \"N\", \"Default\": 1}], \"BehaviourDimensions\": ["
 
-/* The toy space with B in 3 bins (a group per value) and energy in 2. */
-static fixture toy(void)
+/* B in 3 bins (a group per value) and energy in 2. */
+#define B_ENERGY "{\"Name\": \"b\", \"Expression\": \"B\", \"Bins\": 3}," \
+                 "{\"Name\": \"energy\", \"Measured\": \"energy\", \"Bins\": 2}"
+
+/* The toy space along dims, and its archive. */
+typedef struct toy {
+    fixture f;
+    kt_archive *a;
+} toy;
+
+static toy toy_open(const char *dims)
 {
-    return fixture_open(TOY_PARAMS, "",
-                        TOY_DIMS "{\"Name\": \"b\", \"Expression\": \"B\", \"Bins\": 3},"
-                        "{\"Name\": \"energy\", \"Measured\": \"energy\", \"Bins\": 2}");
+    char problem[512];
+    snprintf(problem, sizeof problem, TOY_DIMS "%s", dims);
+    toy t = {fixture_open(TOY_PARAMS, "", problem), NULL};
+    CHECK(kt_archive_new(t.f.space, &t.a, NULL) == KT_OK);
+    return t;
+}
+
+static void toy_close(toy *t)
+{
+    kt_archive_free(t->a);
+    fixture_close(&t->f);
 }
 
 static uint64_t at(fixture *f, uint16_t a, uint16_t b)
@@ -63,16 +80,15 @@ static void check_range(const kt_archive *a, size_t d, size_t b, double lo, doub
  * result is offered and the archive refreshed, in its group's row. */
 static void test_a_result_is_placed_after_measuring(void)
 {
-    fixture f = toy();
-    kt_archive *a;
-    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
+    toy t = toy_open(B_ENERGY);
+    kt_archive *a = t.a;
     CHECK(kt_archive_measures(a) && kt_archive_ndims(a) == 2);
     CHECK(kt_archive_dim_measured(a, 0) == KT_MEASURED_NONE);
     CHECK(kt_archive_dim_measured(a, 1) == KT_MEASURED_ENERGY);
     CHECK(kt_archive_ngroups(a) == 3 && kt_archive_group_size(a, 1) == 4);
     CHECK(kt_archive_ncells(a) == 0 && kt_archive_dim_bins(a, 1) == 0);
     CHECK(kt_archive_short_of_values(a));
-    uint64_t x = at(&f, 0, 1), cell;  /* A = 1, B = 2: group 1 */
+    uint64_t x = at(&t.f, 0, 1), cell;  /* A = 1, B = 2: group 1 */
     kt_result r = ok(2, 5);
     CHECK(!kt_archive_cell_of(a, x, &r, &cell));          /* no energy bin yet */
     offer(a, x, 2, 5);
@@ -86,18 +102,16 @@ static void test_a_result_is_placed_after_measuring(void)
     check_elite(a, 1, x);
     check_range(a, 1, 0, 5, 5);
     CHECK(kt_archive_short_of_values(a));                  /* 1 of 2 bins */
-    kt_archive_free(a);
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 /* Quantile bins of the energies placed so far: a configuration changes
  * cell when new values move the edges, and a refresh is needed to see it. */
 static void test_bins_move_as_values_arrive(void)
 {
-    fixture f = toy();
-    kt_archive *a;
-    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
-    uint64_t x = at(&f, 0, 0), y = at(&f, 1, 0), z = at(&f, 0, 1);
+    toy t = toy_open(B_ENERGY);
+    kt_archive *a = t.a;
+    uint64_t x = at(&t.f, 0, 0), y = at(&t.f, 1, 0), z = at(&t.f, 0, 1);
     offer(a, x, 2, 5);   /* B = 1 */
     offer(a, y, 4, 1);   /* B = 1 */
     offer(a, z, 1, 3);   /* B = 2 */
@@ -112,7 +126,7 @@ static void test_bins_move_as_values_arrive(void)
     check_elite(a, 2, z);  /* B bin 1, energy bin 0 */
     CHECK(kt_archive_occupied(a) == 3);
     CHECK(kt_archive_nth(a, 0) == 1 && kt_archive_nth(a, 1) == 0 && kt_archive_nth(a, 2) == 2);
-    uint64_t u = at(&f, 2, 2), v = at(&f, 3, 2), idx;
+    uint64_t u = at(&t.f, 2, 2), v = at(&t.f, 3, 2), idx;
     double cost;
     offer(a, u, 3, 0.5);  /* B = 3 */
     offer(a, v, 2, 0.7);  /* B = 3 */
@@ -127,8 +141,7 @@ static void test_bins_move_as_values_arrive(void)
     check_elite(a, 1, x);
     check_elite(a, 4, v);  /* B = 3, energy bin 0: v is faster than u */
     CHECK(kt_archive_occupied(a) == 4);
-    kt_archive_free(a);
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 /* When the edges move, two results that had cells of their own may share
@@ -136,37 +149,34 @@ static void test_bins_move_as_values_arrive(void)
  * new bins. */
 static void test_elites_are_chosen_again(void)
 {
-    fixture f = toy();
-    kt_archive *a;
-    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
-    uint64_t p = at(&f, 0, 0), q = at(&f, 1, 0), w = at(&f, 2, 0);  /* all B = 1 */
+    toy t = toy_open(B_ENERGY);
+    kt_archive *a = t.a;
+    uint64_t p = at(&t.f, 0, 0), q = at(&t.f, 1, 0), w = at(&t.f, 2, 0);  /* all B = 1 */
     offer(a, p, 5, 1);
     offer(a, q, 3, 2);
     offer(a, w, 1, 9);
     kt_archive_refresh(a);
     check_elite(a, 0, q);  /* {1, 2}: q beats p */
     check_elite(a, 1, w);  /* {9} */
-    offer(a, at(&f, 0, 2), 7, 10);
-    offer(a, at(&f, 1, 2), 7, 11);
-    offer(a, at(&f, 2, 2), 7, 12);
+    offer(a, at(&t.f, 0, 2), 7, 10);
+    offer(a, at(&t.f, 1, 2), 7, 11);
+    offer(a, at(&t.f, 2, 2), 7, 12);
     kt_archive_refresh(a);
     check_range(a, 1, 0, 1, 9);  /* 1, 2, 9 | 10, 11, 12 */
     check_elite(a, 0, w);        /* w now shares p's and q's cell, and beats both */
     uint64_t idx;
     double cost;
     CHECK(!kt_archive_elite(a, 1, &idx, &cost));
-    kt_archive_free(a);
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 /* A correct result without energy, or whose cost is not finite, is
  * counted and not placed; a failure is neither. */
 static void test_results_without_the_value_are_counted(void)
 {
-    fixture f = toy();
-    kt_archive *a;
-    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
-    uint64_t x = at(&f, 0, 0), cell;
+    toy t = toy_open(B_ENERGY);
+    kt_archive *a = t.a;
+    uint64_t x = at(&t.f, 0, 0), cell;
     kt_result none = ok(2, NAN), crash = {.status = KT_STATUS_CRASH, .time_ms = NAN,
                                           .energy_j = NAN, .power_w = NAN};
     kt_result costly = ok(2, 1);
@@ -177,7 +187,7 @@ static void test_results_without_the_value_are_counted(void)
     CHECK(kt_archive_unplaced(a) == 3 && !kt_archive_group_filled(a, 0));
     kt_archive_refresh(a);
     CHECK(kt_archive_occupied(a) == 0 && kt_archive_ncells(a) == 0);
-    offer(a, at(&f, 1, 0), 2, 4);
+    offer(a, at(&t.f, 1, 0), 2, 4);
     kt_archive_refresh(a);
     CHECK(kt_archive_occupied(a) == 1 && kt_archive_unplaced(a) == 3);
     CHECK(!kt_archive_cell_of(a, x, &none, &cell));
@@ -186,18 +196,16 @@ static void test_results_without_the_value_are_counted(void)
     CHECK(kt_archive_map(a, &m) == KT_OK);
     CHECK(m->unplaced == 3 && m->nfilled == 1);
     kt_map_free(m);
-    kt_archive_free(a);
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 /* The map refreshes first, and says which dimension is measured, with
  * its bins as they stand. */
 static void test_the_map_shows_measured_bins(void)
 {
-    fixture f = toy();
-    kt_archive *a;
-    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
-    uint64_t x = at(&f, 0, 0), y = at(&f, 1, 0), z = at(&f, 0, 1);
+    toy t = toy_open(B_ENERGY);
+    kt_archive *a = t.a;
+    uint64_t x = at(&t.f, 0, 0), y = at(&t.f, 1, 0), z = at(&t.f, 0, 1);
     offer(a, x, 2, 5);
     offer(a, y, 4, 1);
     offer(a, z, 1, 3);
@@ -215,8 +223,7 @@ static void test_the_map_shows_measured_bins(void)
     CHECK(m->filled[2].cell == 2 && m->filled[2].bin[0] == 1 && m->filled[2].bin[1] == 0);
     CHECK_STR(m->filled[2].config, "A=1,B=2");
     kt_map_free(m);
-    kt_archive_free(a);
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 static int cmp(const void *x, const void *y)
@@ -241,13 +248,13 @@ static size_t distinct(double *v, size_t n)
  * under the final quantile bins gives (computed here). */
 static void test_refreshes_equal_one_placement(void)
 {
-    fixture f = toy();
+    toy t = toy_open(B_ENERGY);
     kt_rng rng;
     kt_rng_seed(&rng, 11);
     for (int round = 0; round < 20; round++) {
-        kt_archive *each, *once;
-        CHECK(kt_archive_new(f.space, &each, NULL) == KT_OK);
-        CHECK(kt_archive_new(f.space, &once, NULL) == KT_OK);
+        kt_archive *each, *once;  /* t.a stays empty */
+        CHECK(kt_archive_new(t.f.space, &each, NULL) == KT_OK);
+        CHECK(kt_archive_new(t.f.space, &once, NULL) == KT_OK);
         double energy[12], time[12], sorted[12];
         for (uint64_t i = 0; i < 12; i++) {
             energy[i] = sorted[i] = (double)kt_rng_below(&rng, 8);  /* ties too */
@@ -283,17 +290,15 @@ static void test_refreshes_equal_one_placement(void)
         kt_archive_free(each);
         kt_archive_free(once);
     }
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 /* With every dimension measured there is one group, the whole space; in
  * one dimension quantile bins are all filled. */
 static void test_every_dimension_measured(void)
 {
-    fixture f = fixture_open(TOY_PARAMS, "",
-                             TOY_DIMS "{\"Name\": \"t\", \"Measured\": \"time\", \"Bins\": 3}");
-    kt_archive *a;
-    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
+    toy t = toy_open("{\"Name\": \"t\", \"Measured\": \"time\", \"Bins\": 3}");
+    kt_archive *a = t.a;
     CHECK(kt_archive_ngroups(a) == 1 && kt_archive_group_size(a, 0) == 12);
     CHECK(kt_archive_dim_measured(a, 0) == KT_MEASURED_TIME);
     for (uint64_t i = 0; i < 5; i++)
@@ -304,17 +309,14 @@ static void test_every_dimension_measured(void)
     check_range(a, 0, 2, 10, 10);
     check_elite(a, 0, 4);
     check_elite(a, 2, 0);
-    kt_archive_free(a);
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 /* Power is read as measured: a dimension of it bins the results' power. */
 static void test_power_is_binned(void)
 {
-    fixture f = fixture_open(TOY_PARAMS, "",
-                             TOY_DIMS "{\"Name\": \"w\", \"Measured\": \"power\", \"Bins\": 2}");
-    kt_archive *a;
-    CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
+    toy t = toy_open("{\"Name\": \"w\", \"Measured\": \"power\", \"Bins\": 2}");
+    kt_archive *a = t.a;
     kt_result r = ok(1, 0.1);
     for (uint64_t i = 0; i < 2; i++) {
         r.power_w = i ? 300 : 100;
@@ -323,8 +325,7 @@ static void test_power_is_binned(void)
     kt_archive_refresh(a);
     check_range(a, 0, 0, 100, 100);
     check_range(a, 0, 1, 300, 300);
-    kt_archive_free(a);
-    fixture_close(&f);
+    toy_close(&t);
 }
 
 /* The limit of 2^20 cells counts a measured dimension at its Bins. */
