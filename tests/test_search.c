@@ -400,6 +400,7 @@ static void test_archive_keeps_the_best_per_cell(void)
     CHECK(kt_archive_offer(a, z, 9, NULL) == KT_OK);         /* another cell */
     CHECK(kt_archive_occupied(a) == 2 && kt_archive_group_filled(a, cell));
     CHECK(kt_archive_unplaced(a) == 0 && !kt_archive_measures(a));
+    CHECK(!kt_archive_few_placed(a));
     CHECK(kt_archive_nth(a, 0) == cell && kt_archive_nth(a, 1) == kt_archive_group_of(a, z));
     kt_archive_free(a);
     fixture_close(&f);

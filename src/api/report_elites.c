@@ -173,7 +173,8 @@ bool kt_rp_elites(kt_rp *rp, const kt_spec *spec, const kt_rp_run *run)
     kt_problem prob = {0};
     elites e = {.spec = spec, .run = run, .idx = calloc(run->n + 1, sizeof *e.idx)};
     bool drawn = false;
-    if (e.idx && spec && kt_problem_parse(spec, run->rows[0].problem, &prob, NULL) == KT_OK &&
+    if (e.idx && spec &&
+        kt_problem_parse(spec, run->rows[0].problem, &prob, NULL) == KT_OK &&
         kt_space_new(spec, &prob, &e.sp, NULL) == KT_OK &&
         kt_space_build(e.sp, ELITES_MAX_SPACE, NULL) == KT_OK &&
         kt_archive_new(e.sp, &e.a, NULL) == KT_OK && elites_offer(&e))

@@ -49,7 +49,8 @@ void cli_map_print(const ktune_map *m, double flops)
                                  : "");
     if (info.unplaced)
         printf("         %zu correct evaluation%s not placed: no value of a measured "
-               "dimension or of the objective\n", info.unplaced, info.unplaced == 1 ? "" : "s");
+               "dimension or of the objective\n", info.unplaced,
+               info.unplaced == 1 ? "" : "s");
     ktune_map_elite e;
     for (size_t i = 0; ktune_map_elite_at(m, i, &e) == KTUNE_OK; i++) {
         printf("        ");

@@ -23,9 +23,10 @@
  * they (and the number of bins, up to Bins) change as results arrive.  The
  * archive then keeps every placed result, and kt_archive_refresh re-bins
  * them all and chooses each cell's elite again: cells and elites are what
- * they would be had every result arrived under the latest bins.  A correct
- * result lacking a measured value (no energy read) is not placed, only
- * counted (kt_archive_unplaced).
+ * they would be had every result arrived under the latest bins (a refresh
+ * sorts the kept values: n log n for n results, once per batch of a
+ * run).  A correct result lacking a measured value (no energy read) is not
+ * placed, only counted (kt_archive_unplaced).
  *
  * A group is the set of configurations that share their bins along every
  * predetermined dimension: what is known of a cell before measuring.
@@ -110,9 +111,9 @@ size_t kt_archive_occupied(const kt_archive *a);
 uint64_t kt_archive_nth(const kt_archive *a, size_t k);
 /* The elite of cell and its cost; false when the cell is empty. */
 bool kt_archive_elite(const kt_archive *a, uint64_t cell, uint64_t *idx, double *cost);
-/* Whether a measured dimension has fewer bins than its Bins (too few
- * distinct values placed yet). */
-bool kt_archive_short_of_values(const kt_archive *a);
+/* Whether fewer results are placed than the measured dimensions make
+ * cells at their Bins (their product); false without measured ones. */
+bool kt_archive_few_placed(const kt_archive *a);
 /* Correct results offered that could not be placed: a measured
  * dimension's value (energy, power) is missing, or the cost is not
  * finite. */

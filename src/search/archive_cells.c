@@ -156,12 +156,13 @@ bool kt_archive_elite(const kt_archive *a, uint64_t cell, uint64_t *idx, double 
     return true;
 }
 
-bool kt_archive_short_of_values(const kt_archive *a)
+bool kt_archive_few_placed(const kt_archive *a)
 {
+    size_t cells = 1;
     for (size_t k = 0; k < a->ndims; k++)
-        if (a->dims[k].measured && a->dims[k].nbins < a->dims[k].want)
-            return true;
-    return false;
+        if (a->dims[k].measured)
+            cells *= a->dims[k].want;
+    return a->measures && a->nkept < cells;
 }
 
 size_t kt_archive_unplaced(const kt_archive *a) { return a->unplaced; }
