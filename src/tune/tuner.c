@@ -201,8 +201,9 @@ static int check_objective(const run *r)
 static int check_map_energy(const run *r)
 {
     const kt_spec *s = r->spec;
-    for (size_t i = 0; i < s->ndims && !r->opts->replay &&
-                       !(r->opts->measure.energy_window_s > 0); i++)
+    if (r->opts->replay || r->opts->measure.energy_window_s > 0)
+        return KT_OK;
+    for (size_t i = 0; i < s->ndims; i++)
         if (s->dims[i].measured == KT_MEASURED_ENERGY ||
             s->dims[i].measured == KT_MEASURED_POWER)
             return kt_fail(r->diag, KT_EINVAL, "%s: behaviour dimension '%s' is the "
