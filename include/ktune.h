@@ -1082,7 +1082,10 @@ KTUNE_API int ktune_model_evaluate(const ktune_model *m, const ktune_eval_opts *
 
 /* What a run's map (ktune_run_map) holds: the best configuration found (by
  * the run's objective) in each filled cell of the grid that the spec's
- * behaviour dimensions make (MAP-Elites; docs/SPEC.md).  A map does not
+ * behaviour dimensions make (MAP-Elites; docs/SPEC.md).  A dimension is
+ * either computed from the configuration or measured (its energy, power or
+ * time: ktune_map_dim_measured); a measured one's bins are cut from the
+ * values the run measured, as they stood at its end.  A map does not
  * change: threads may read one together. */
 typedef struct ktune_map_info {
     size_t ndims;            /* behaviour dimensions */
@@ -1090,6 +1093,9 @@ typedef struct ktune_map_info {
     size_t nfilled;          /* cells holding an elite */
     bool fallback;           /* the spec names no dimensions: the map uses
                                 ktune's fallback dimensions */
+    size_t unplaced;         /* correct evaluations the map could not place:
+                                a measured dimension's value (energy, power)
+                                was not read, or the objective's was not */
 } ktune_map_info;
 
 /* Describe m into *out; KTUNE_EINVAL for NULL. */
@@ -1098,8 +1104,13 @@ KTUNE_API int ktune_map_describe(const ktune_map *m, ktune_map_info *out);
  * bins (0 out of range). */
 KTUNE_API const char *ktune_map_dim_name(const ktune_map *m, size_t d);
 KTUNE_API size_t ktune_map_dim_bins(const ktune_map *m, size_t d);
-/* The least and greatest value of bin b of dimension d; 0, or
- * KTUNE_ENOTFOUND out of range. */
+/* What dimension d measures: "energy" (joules per call), "power" (watts)
+ * or "time" (ms per call); NULL for a dimension computed from the
+ * configuration, or out of range. */
+KTUNE_API const char *ktune_map_dim_measured(const ktune_map *m, size_t d);
+/* The least and greatest value of bin b of dimension d (of a measured
+ * one: of the values measured in it); 0, or KTUNE_ENOTFOUND out of
+ * range. */
 KTUNE_API int ktune_map_bin(const ktune_map *m, size_t d, size_t b, double *lo,
                             double *hi);
 

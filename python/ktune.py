@@ -590,7 +590,8 @@ _Progress._fields_ = [("done", _u64), ("total", _u64), ("measured", _u64),
 
 
 class _MapInfo(_c.Structure):
-    _fields_ = [("ndims", _sz), ("ncells", _u64), ("nfilled", _sz), ("fallback", _bool)]
+    _fields_ = [("ndims", _sz), ("ncells", _u64), ("nfilled", _sz), ("fallback", _bool),
+                ("unplaced", _sz)]
 
 
 class _MapElite(_c.Structure):
@@ -616,6 +617,7 @@ _run_map = _fn("ktune_run_map", _vp, _vp)
 _map_describe = _fn("ktune_map_describe", _int, _vp, _c.POINTER(_MapInfo))
 _map_dim_name = _fn("ktune_map_dim_name", _p, _vp, _sz)
 _map_dim_bins = _fn("ktune_map_dim_bins", _sz, _vp, _sz)
+_map_dim_measured = _fn("ktune_map_dim_measured", _p, _vp, _sz)
 _map_bin = _fn("ktune_map_bin", _int, _vp, _sz, _sz, _c.POINTER(_dbl), _c.POINTER(_dbl))
 _map_elite_at = _fn("ktune_map_elite_at", _int, _vp, _sz, _c.POINTER(_MapElite))
 
@@ -634,9 +636,10 @@ def _key_result(f, *args):
 
 def _map(m):
     """A run's map as a SimpleNamespace: ndims, ncells, nfilled, fallback,
-    dims [(name, [(lo, hi) per bin])], elites [(cell, bins, config,
-    time_ms, energy_j)], each cell's best by the run's objective (energy_j
-    None where not read)."""
+    unplaced, dims [(name, [(lo, hi) per bin])], measured [what each
+    dimension measures: "energy", "power", "time", or None], elites [(cell,
+    bins, config, time_ms, energy_j)], each cell's best by the run's
+    objective (energy_j None where not read)."""
     info = _MapInfo()
     _check(_map_describe(m, _c.byref(info)), None)
     lo, hi = _dbl(), _dbl()
@@ -653,7 +656,8 @@ def _map(m):
         _check(_map_elite_at(m, i, _c.byref(e)), None)
         elites.append((e.cell, [e.bins[k] for k in range(info.ndims)], _str(e.config),
                        e.time_ms, None if math.isnan(e.energy_j) else e.energy_j))
-    return SimpleNamespace(dims=dims, elites=elites, **_struct_dict(info))
+    measured = [_str(_map_dim_measured(m, d)) for d in range(info.ndims)]
+    return SimpleNamespace(dims=dims, measured=measured, elites=elites, **_struct_dict(info))
 
 
 class Run:

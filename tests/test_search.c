@@ -9,7 +9,7 @@
 #include "search/archive.h"
 #include "search/history.h"
 #include "search/strategy.h"
-#include "spec_util.h"
+#include "space_util.h"
 
 /* The strategies that search (brute_force and random do not learn). */
 static const char *const SEARCHERS[] = {
@@ -35,36 +35,9 @@ static const char *const CONDS =
     C("A + B <= 11") "," C("C != D or C == 0") "," C("(A * E) % 3 != 1") ","
     C("E <= N");
 
-typedef struct fixture {
-    kt_spec *spec;
-    kt_problem prob;
-    kt_space *space;
-} fixture;
-
-static fixture fixture_open(const char *params, const char *conds, const char *problem)
-{
-    fixture f = {0};
-    kt_diag d = {{0}};
-    if (load_text(spec_json(params, conds, problem), &f.spec, &d) != KT_OK) {
-        fprintf(stderr, "%s\n", d.msg);
-        exit(1);
-    }
-    CHECK(kt_problem_parse(f.spec, NULL, &f.prob, &d) == KT_OK);
-    CHECK(kt_space_new(f.spec, &f.prob, &f.space, &d) == KT_OK);
-    CHECK(kt_space_build(f.space, 1u << 20, &d) == KT_OK);
-    return f;
-}
-
 static fixture fixture_main(void)
 {
     return fixture_open(PARAMS, CONDS, "{\"Name\": \"N\", \"Default\": 6}");
-}
-
-static void fixture_close(fixture *f)
-{
-    kt_space_free(f->space);
-    kt_problem_clear(&f->prob);
-    kt_spec_free(f->spec);
 }
 
 /* ------------------------------------------------------------ landscape */
@@ -375,6 +348,7 @@ static void test_archive_cells_on_a_toy_spec(void)
     kt_archive *a;
     CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
     CHECK(kt_archive_ndims(a) == 2 && kt_archive_ncells(a) == 9 && !kt_archive_fallback(a));
+    CHECK(kt_archive_ngroups(a) == 9);  /* nothing measured: a group is a cell */
     CHECK_STR(kt_archive_dim_name(a, 0), "work");
     CHECK(kt_archive_dim_bins(a, 0) == 3 && kt_archive_dim_bins(a, 1) == 3);
     static const double LO[] = {1, 4, 12}, HI[] = {3, 8, 24};
@@ -387,18 +361,18 @@ static void test_archive_cells_on_a_toy_spec(void)
     }
     /* A = 4, B = 3: work 12 (bin 2), b 3 (bin 2); A = 1, B = 3: 3 (0), 3 (2);
      * A = 2, B = 2: 4 (1), 2 (1) */
-    uint64_t c = kt_archive_cell_of(a, toy_index(&f, 2, 2));
+    uint64_t c = kt_archive_group_of(a, toy_index(&f, 2, 2));
     CHECK(c == 8 && kt_archive_bin(a, c, 0) == 2 && kt_archive_bin(a, c, 1) == 2);
-    CHECK(kt_archive_cell_of(a, toy_index(&f, 0, 2)) == 2);
-    CHECK(kt_archive_cell_of(a, toy_index(&f, 1, 1)) == 4);
+    CHECK(kt_archive_group_of(a, toy_index(&f, 0, 2)) == 2);
+    CHECK(kt_archive_group_of(a, toy_index(&f, 1, 1)) == 4);
     /* cell 8 holds A = 4 and 8 with B = 3; every configuration is a member */
-    CHECK(kt_archive_cell_size(a, 8) == 2);
-    CHECK(kt_archive_member(a, 8, 0) == toy_index(&f, 2, 2));
-    CHECK(kt_archive_member(a, 8, 1) == toy_index(&f, 3, 2));
+    CHECK(kt_archive_group_size(a, 8) == 2);
+    CHECK(kt_archive_group_member(a, 8, 0) == toy_index(&f, 2, 2));
+    CHECK(kt_archive_group_member(a, 8, 1) == toy_index(&f, 3, 2));
     uint64_t total = 0;
     for (uint64_t cell = 0; cell < 9; cell++)
-        for (uint64_t k = 0; k < kt_archive_cell_size(a, cell); k++, total++)
-            CHECK(kt_archive_cell_of(a, kt_archive_member(a, cell, k)) == cell);
+        for (uint64_t k = 0; k < kt_archive_group_size(a, cell); k++, total++)
+            CHECK(kt_archive_group_of(a, kt_archive_group_member(a, cell, k)) == cell);
     CHECK(total == kt_space_size(f.space));
     kt_archive_free(a);
     fixture_close(&f);
@@ -411,21 +385,23 @@ static void test_archive_keeps_the_best_per_cell(void)
     CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
     uint64_t x = toy_index(&f, 2, 0), y = toy_index(&f, 3, 0); /* work 4 and 8, B 1 */
     uint64_t z = toy_index(&f, 0, 0), idx;
-    CHECK(kt_archive_cell_of(a, x) == kt_archive_cell_of(a, y));
-    uint64_t cell = kt_archive_cell_of(a, x);
+    CHECK(kt_archive_group_of(a, x) == kt_archive_group_of(a, y));
+    uint64_t cell = kt_archive_group_of(a, x);
     double cost;
     CHECK(!kt_archive_elite(a, cell, &idx, &cost));
-    CHECK(!kt_archive_offer(a, x, INFINITY));            /* failures stay out */
-    CHECK(kt_archive_occupied(a) == 0);
-    CHECK(kt_archive_offer(a, x, 5));
-    CHECK(!kt_archive_offer(a, y, 7));                   /* slower: kept out */
-    CHECK(!kt_archive_offer(a, y, 5));                   /* a tie: the first stays */
+    CHECK(kt_archive_offer(a, x, INFINITY, NULL) == KT_OK);  /* failures stay out */
+    CHECK(kt_archive_occupied(a) == 0 && !kt_archive_group_filled(a, cell));
+    CHECK(kt_archive_offer(a, x, 5, NULL) == KT_OK);
+    CHECK(kt_archive_offer(a, y, 7, NULL) == KT_OK);         /* slower: kept out */
+    CHECK(kt_archive_offer(a, y, 5, NULL) == KT_OK);         /* a tie: the first stays */
     CHECK(kt_archive_elite(a, cell, &idx, &cost) && idx == x && cost == 5);
-    CHECK(kt_archive_offer(a, y, 3));                    /* faster: replaces */
+    CHECK(kt_archive_offer(a, y, 3, NULL) == KT_OK);         /* faster: replaces */
     CHECK(kt_archive_elite(a, cell, &idx, &cost) && idx == y && cost == 3);
-    CHECK(kt_archive_offer(a, z, 9));                    /* another cell */
-    CHECK(kt_archive_occupied(a) == 2);
-    CHECK(kt_archive_nth(a, 0) == cell && kt_archive_nth(a, 1) == kt_archive_cell_of(a, z));
+    CHECK(kt_archive_offer(a, z, 9, NULL) == KT_OK);         /* another cell */
+    CHECK(kt_archive_occupied(a) == 2 && kt_archive_group_filled(a, cell));
+    CHECK(kt_archive_unplaced(a) == 0 && !kt_archive_measures(a));
+    CHECK(!kt_archive_few_placed(a));
+    CHECK(kt_archive_nth(a, 0) == cell && kt_archive_nth(a, 1) == kt_archive_group_of(a, z));
     kt_archive_free(a);
     fixture_close(&f);
 }
@@ -486,8 +462,8 @@ static void test_shipped_specs_have_maps(void)
             exit(1);
         }
         size_t cells = 0;
-        for (uint64_t c = 0; c < kt_archive_ncells(a); c++)
-            cells += kt_archive_cell_size(a, c) > 0;
+        for (uint64_t c = 0; c < kt_archive_ngroups(a); c++)
+            cells += kt_archive_group_size(a, c) > 0;
         printf("  %-40s %zu dimensions, %zu of %llu cells hold configurations\n",
                SPECS[i], kt_archive_ndims(a), cells,
                (unsigned long long)kt_archive_ncells(a));
@@ -512,7 +488,7 @@ static double map_excess(fixture *f, const run_log *l)
         best[c] = INFINITY;
     for (uint64_t i = 0; i < kt_space_size(f->space); i++) {
         kt_result r = synthetic(kt_space_at(f->space, i), 5);
-        uint64_t c = kt_archive_cell_of(a, i);
+        uint64_t c = kt_archive_group_of(a, i);
         if (r.status == KT_STATUS_OK) {
             best[c] = fmin(best[c], r.time_ms);
             worst[c] = fmax(worst[c], r.time_ms);
@@ -520,7 +496,8 @@ static double map_excess(fixture *f, const run_log *l)
     }
     for (size_t k = 0; k < l->n; k++) {
         kt_result r = synthetic(kt_space_at(f->space, l->order[k]), 5);
-        kt_archive_offer(a, l->order[k], kt_objective_cost(KT_OBJECTIVE_TIME, &r));
+        CHECK(kt_archive_offer(a, l->order[k], kt_objective_cost(KT_OBJECTIVE_TIME, &r),
+                               &r) == KT_OK);
     }
     double sum = 0;
     size_t cells = 0;  /* that hold a success (a combination of bins may not) */
@@ -558,11 +535,11 @@ static void test_map_elites_fills_a_better_map_than_random(void)
     kt_archive *a;
     CHECK(kt_archive_new(f.space, &a, NULL) == KT_OK);
     uint64_t cells = 0;
-    for (uint64_t c = 0; c < kt_archive_ncells(a); c++)
-        cells += kt_archive_cell_size(a, c) > 0;
+    for (uint64_t c = 0; c < kt_archive_ngroups(a); c++)
+        cells += kt_archive_group_size(a, c) > 0;
     run_log l = drive("map_elites", &f, cells, 3, 8);  /* the default, then the rest */
     for (size_t k = 0; k < l.n; k++)
-        kt_archive_offer(a, l.order[k], 1);
+        CHECK(kt_archive_offer(a, l.order[k], 1, NULL) == KT_OK);
     CHECK(kt_archive_occupied(a) == cells);
     log_free(&l);
     kt_archive_free(a);
@@ -570,6 +547,40 @@ static void test_map_elites_fills_a_better_map_than_random(void)
            "map_elites %.4f, random %.4f\n", (unsigned long long)budget, me, rnd);
     CHECK(me < 0.5 * rnd);
     fixture_close(&f);
+}
+
+/* A (8 values) by B (3): B in 3 bins and, when measured, the time in 4. */
+static fixture fixture_measured_map(bool with_b)
+{
+    char dims[512];
+    snprintf(dims, sizeof dims, "{\"Name\": \"N\", \"Default\": 1}], "
+             "\"BehaviourDimensions\": [%s{\"Name\": \"t\", \"Measured\": \"time\"}",
+             with_b ? "{\"Name\": \"b\", \"Expression\": \"B\", \"Bins\": 3}," : "");
+    return fixture_open(P("A", V8) "," P("B", "[0, 1, 2]"), "", dims);
+}
+
+/* Along a measured dimension the fill phase covers the groups of the
+ * predetermined dimensions (B here) first, then breeds; with every
+ * dimension measured it fills at random; either way a run spends its
+ * budget without proposing a configuration twice, the same for a seed. */
+static void test_map_elites_with_measured_dimensions(void)
+{
+    for (int with_b = 0; with_b < 2; with_b++) {
+        fixture f = fixture_measured_map(with_b);
+        for (uint64_t seed = 1; seed <= 10; seed++) {
+            run_log l = drive("map_elites", &f, 20, seed, 1);
+            run_log again = drive("map_elites", &f, 20, seed, 1);
+            CHECK(l.n == 20 && l.repeats == 0);
+            CHECK(memcmp(l.order, again.order, 20 * sizeof *l.order) == 0);
+            bool group[3] = {false};
+            for (size_t k = 0; k < 3; k++)
+                group[kt_space_at(f.space, l.order[k])[1]] = true;
+            CHECK(!with_b || (group[0] && group[1] && group[2]));
+            log_free(&l);
+            log_free(&again);
+        }
+        fixture_close(&f);
+    }
 }
 
 static const kt_test TESTS[] = {
@@ -587,6 +598,7 @@ static const kt_test TESTS[] = {
     KT_T(test_archive_reports_a_dimension_it_cannot_evaluate),
     KT_T(test_shipped_specs_have_maps),
     KT_T(test_map_elites_fills_a_better_map_than_random),
+    KT_T(test_map_elites_with_measured_dimensions),
 };
 
 KT_TEST_MAIN(TESTS)

@@ -196,7 +196,19 @@ static void test_behaviour_dimensions_are_read(void)
     CHECK_STR(spec->dims[0].name, "work");
     CHECK(spec->dims[0].bins == 3 && spec->dims[1].bins == KT_BEHAVIOUR_DEFAULT_BINS);
     CHECK_STR(kt_expr_source(spec->dims[0].expr), "A * M");
+    CHECK(spec->dims[0].measured == KT_MEASURED_NONE);
     kt_spec_free(spec);
+    static const char *const WHAT[] = {"energy", "power", "time"};
+    for (kt_measured m = KT_MEASURED_ENERGY; m <= KT_MEASURED_TIME; m++) {
+        char dims[256];
+        snprintf(dims, sizeof dims, DIM("a", "A", "2") ", {\"Name\": \"m\", "
+                 "\"Measured\": \"%s\", \"Bins\": 5}", WHAT[m - 1]);
+        CHECK(load_text(with_dims(dims), &spec, &d) == KT_OK);
+        CHECK(spec->ndims == 2 && spec->dims[1].measured == m && !spec->dims[1].expr);
+        CHECK(spec->dims[1].bins == 5 && strcmp(kt_measured_name(m), WHAT[m - 1]) == 0);
+        kt_spec_free(spec);
+    }
+    CHECK(kt_measured_name(KT_MEASURED_NONE) == NULL);
 }
 
 static void test_bad_behaviour_dimensions_name_key_and_column(void)
@@ -216,7 +228,28 @@ static void test_bad_behaviour_dimensions_name_key_and_column(void)
     expect_error(with_dims(DIM("w", "A", "3") "," DIM("w", "A * 2", "3")), KT_ESPEC,
                  "BehaviourDimensions[1]", "'w' is defined twice");
     expect_error(with_dims("{\"Name\": \"w\"}"), KT_ESPEC,
-                 "BehaviourDimensions[0].Expression: missing required key", NULL);
+                 "BehaviourDimensions[0]: missing Expression", "or Measured");
+}
+
+/* A measured dimension: Measured names energy, power or time, instead of
+ * an Expression, never with one. */
+static void test_bad_measured_dimensions_name_the_key(void)
+{
+    expect_error(with_dims("{\"Name\": \"e\", \"Measured\": \"joules\"}"), KT_ESPEC,
+                 "BehaviourDimensions[0].Measured: \"joules\" is not one of \"energy\"",
+                 "\"time\" (ms per call)");
+    expect_error(with_dims("{\"Name\": \"e\", \"Measured\": 1}"), KT_ESPEC,
+                 "BehaviourDimensions[0].Measured", "expected a string");
+    expect_error(with_dims("{\"Name\": \"e\", \"Measured\": \"energy\", "
+                           "\"Expression\": \"A\"}"),
+                 KT_ESPEC, "BehaviourDimensions[0]: give Expression or Measured, not both",
+                 NULL);
+    expect_error(with_dims(DIM("a", "A", "2") ", {\"Name\": \"e\", \"Measured\": "
+                           "\"power\", \"Bins\": 65}"),
+                 KT_ESPEC, "BehaviourDimensions[1]", "Bins must be a whole number");
+    expect_error(with_dims("{\"Name\": \"e\", \"Measured\": \"time\"},"
+                           "{\"Name\": \"e\", \"Measured\": \"energy\"}"),
+                 KT_ESPEC, "BehaviourDimensions[1]", "'e' is defined twice");
     expect_error(with_dims(""), KT_ESPEC, "BehaviourDimensions", "give 1 to 8");
 }
 
@@ -310,6 +343,7 @@ static const kt_test TESTS[] = {
     KT_T(test_bad_conditions_name_key_and_column),
     KT_T(test_behaviour_dimensions_are_read),
     KT_T(test_bad_behaviour_dimensions_name_key_and_column),
+    KT_T(test_bad_measured_dimensions_name_the_key),
     KT_T(test_arguments_are_checked),
     KT_T(test_missing_kernel_file_is_an_error),
     KT_T(test_space_only_spec_needs_no_kernel),

@@ -8,7 +8,7 @@ int ktune_map_describe(const ktune_map *m, ktune_map_info *out)
     if (!m || !out)
         return KT_EINVAL;
     *out = (ktune_map_info){.ndims = m->ndims, .ncells = m->ncells, .nfilled = m->nfilled,
-                            .fallback = m->fallback};
+                            .fallback = m->fallback, .unplaced = m->unplaced};
     return KT_OK;
 }
 
@@ -20,6 +20,11 @@ const char *ktune_map_dim_name(const ktune_map *m, size_t d)
 size_t ktune_map_dim_bins(const ktune_map *m, size_t d)
 {
     return m && d < m->ndims ? m->dims[d].nbins : 0;
+}
+
+const char *ktune_map_dim_measured(const ktune_map *m, size_t d)
+{
+    return m && d < m->ndims ? kt_measured_name(m->dims[d].measured) : NULL;
 }
 
 int ktune_map_bin(const ktune_map *m, size_t d, size_t b, double *lo, double *hi)

@@ -49,7 +49,7 @@ static int collect(void *user, const kt_db_row *row)
     kt_rp_row *r = &rs->v[rs->n];
     *r = (kt_rp_row){kt_strdup(row->kernel), kt_strdup(row->device), kt_strdup(row->problem),
                      kt_strdup(row->config), row->result.status, row->result.time_ms,
-                     row->result.energy_j, rs->n, false};
+                     row->result.energy_j, rs->n, false, row->result.power_w};
     if (!r->kernel || !r->device || !r->problem || !r->config) {
         row_clear(r);
         return rs->nomem = true;

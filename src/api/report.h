@@ -15,6 +15,7 @@ typedef struct kt_rp_row {
     double energy_j;          /* per call; NAN when unknown */
     uint64_t seq;             /* order in the database (the order measured) */
     bool front;               /* marked as its run's time/energy front */
+    double power_w;           /* average power; NAN when unknown */
 } kt_rp_row;
 
 /* A run: the rows of one kernel, device and problem, in the order measured. */

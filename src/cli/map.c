@@ -1,10 +1,12 @@
 /* map.c - the MAP-Elites map of a tuning run (ktune_run_map), as text and
  * as JSON: the best configuration (by the run's objective) of each filled
- * cell of the behaviour dimensions, with its time, GFLOP/s and energy. */
+ * cell of the behaviour dimensions, with its time, GFLOP/s and energy;
+ * which dimensions are measured, and the evaluations left unplaced. */
 #include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static double map_gflops(double flops, double ms)
 {
@@ -23,17 +25,32 @@ static const char *bin_text(const ktune_map *m, size_t d, size_t b, char *out, s
     return out;
 }
 
+/* The unit of what a measured dimension measures. */
+static const char *measured_unit(const char *what)
+{
+    return strcmp(what, "energy") == 0 ? "J per call"
+           : strcmp(what, "power") == 0 ? "W" : "ms per call";
+}
+
 void cli_map_print(const ktune_map *m, double flops)
 {
     ktune_map_info info;
     ktune_map_describe(m, &info);
     printf("map      %llu of %llu cells filled over", (unsigned long long)info.nfilled,
            (unsigned long long)info.ncells);
-    for (size_t d = 0; d < info.ndims; d++)
-        printf("%s %s (%zu bins)", d ? "," : "", ktune_map_dim_name(m, d),
-               ktune_map_dim_bins(m, d));
+    for (size_t d = 0; d < info.ndims; d++) {
+        const char *what = ktune_map_dim_measured(m, d);
+        printf("%s %s (", d ? "," : "", ktune_map_dim_name(m, d));
+        if (what)
+            printf("measured: %s in %s, ", what, measured_unit(what));
+        printf("%zu bins)", ktune_map_dim_bins(m, d));
+    }
     printf("%s\n", info.fallback ? " (fallbacks: the spec names no BehaviourDimensions)"
                                  : "");
+    if (info.unplaced)
+        printf("         %zu correct evaluation%s not placed: no value of a measured "
+               "dimension or of the objective\n", info.unplaced,
+               info.unplaced == 1 ? "" : "s");
     ktune_map_elite e;
     for (size_t i = 0; ktune_map_elite_at(m, i, &e) == KTUNE_OK; i++) {
         printf("        ");
@@ -67,7 +84,10 @@ static json_object *dims_json(const ktune_map *m, size_t ndims)
             json_object_array_add(range, json_object_new_double(hi));
             json_object_array_add(bins, range);
         }
+        const char *what = ktune_map_dim_measured(m, d);
         json_object_object_add(o, "name", json_object_new_string(ktune_map_dim_name(m, d)));
+        if (what)
+            json_object_object_add(o, "measured", json_object_new_string(what));
         json_object_object_add(o, "bins", bins);
         json_object_array_add(dims, o);
     }
@@ -100,6 +120,7 @@ json_object *cli_map_json(const ktune_map *m, double flops)
     json_object_object_add(o, "fallback", json_object_new_boolean(info.fallback));
     json_object_object_add(o, "cells", json_object_new_int64((int64_t)info.ncells));
     json_object_object_add(o, "filled", json_object_new_int64((int64_t)info.nfilled));
+    json_object_object_add(o, "unplaced", json_object_new_int64((int64_t)info.unplaced));
     json_object_object_add(o, "elites", elites);
     return o;
 }

@@ -722,13 +722,59 @@ static bool reads_param(const kt_spec *s, const kt_expr *e)
     return false;
 }
 
+static const char *const MEASURED[] = {
+    [KT_MEASURED_ENERGY] = "energy", [KT_MEASURED_POWER] = "power",
+    [KT_MEASURED_TIME] = "time",
+};
+
+const char *kt_measured_name(kt_measured m)
+{
+    return m > KT_MEASURED_NONE && m <= KT_MEASURED_TIME ? MEASURED[m] : NULL;
+}
+
+static int parse_measured(loader *L, const char *path, const char *text, kt_measured *out)
+{
+    for (kt_measured m = KT_MEASURED_ENERGY; m <= KT_MEASURED_TIME; m++)
+        if (strcmp(text, MEASURED[m]) == 0) {
+            *out = m;
+            return KT_OK;
+        }
+    char where[128];
+    snprintf(where, sizeof where, "%s.Measured", path);
+    return spec_error(L, where, "\"%s\" is not one of \"energy\" (joules per call), "
+                      "\"power\" (watts), \"time\" (ms per call)", text);
+}
+
+/* What gives dimension d its values: an Expression that reads a tuning
+ * parameter, or what a measurement Measured; exactly one of the two. */
+static int dim_source(loader *L, json_object *o, const char *path, kt_behaviour_dim *d)
+{
+    json_object *text, *measured;
+    int rc;
+    if ((rc = get_key(L, o, path, "Expression", json_type_string, false, &text)) ||
+        (rc = get_key(L, o, path, "Measured", json_type_string, false, &measured)))
+        return rc;
+    if (text && measured)
+        return spec_error(L, path, "give Expression or Measured, not both");
+    if (measured)
+        return parse_measured(L, path, json_object_get_string(measured), &d->measured);
+    if (!text)
+        return spec_error(L, path, "missing Expression (computed from the configuration) "
+                          "or Measured (\"energy\", \"power\" or \"time\")");
+    if ((rc = get_expr(L, o, path, "Expression", true, &d->expr)))
+        return rc;
+    if (!reads_param(L->spec, d->expr))
+        return spec_error(L, path, "Expression \"%s\" reads no tuning parameter, so "
+                          "it cannot tell configurations apart", kt_expr_source(d->expr));
+    return KT_OK;
+}
+
 static int parse_dim(loader *L, json_object *arr, size_t i)
 {
-    static const char *const known[] = {"Name", "Expression", "Bins", NULL};
+    static const char *const known[] = {"Name", "Expression", "Measured", "Bins", NULL};
     char path[96];
-    json_object *text, *bins, *o = array_object(L, arr,
-                                                "ConfigurationSpace.BehaviourDimensions",
-                                                i, known, path, sizeof path);
+    json_object *bins, *o = array_object(L, arr, "ConfigurationSpace.BehaviourDimensions",
+                                         i, known, path, sizeof path);
     if (!o)
         return KT_ESPEC;
     kt_spec *s = L->spec;
@@ -736,8 +782,7 @@ static int parse_dim(loader *L, json_object *arr, size_t i)
     const char *name;
     int rc;
     if ((rc = get_string(L, o, path, "Name", true, &name)) ||
-        (rc = get_key(L, o, path, "Expression", json_type_string, true, &text)) ||
-        (rc = get_expr(L, o, path, "Expression", true, &d->expr)) ||
+        (rc = dim_source(L, o, path, d)) ||
         (rc = get_key(L, o, path, "Bins", json_type_double, false, &bins)))
         return rc;
     if (!(d->name = kt_strdup(name)))
@@ -747,9 +792,6 @@ static int parse_dim(loader *L, json_object *arr, size_t i)
     for (size_t j = 0; j < i; j++)
         if (s->dims[j].name && strcmp(s->dims[j].name, name) == 0)
             return spec_error(L, path, "dimension '%s' is defined twice", name);
-    if (!reads_param(s, d->expr))
-        return spec_error(L, path, "Expression \"%s\" reads no tuning parameter, so "
-                          "it cannot tell configurations apart", kt_expr_source(d->expr));
     double b = bins ? json_object_get_double(bins) : KT_BEHAVIOUR_DEFAULT_BINS;
     if (!(b >= 1 && b <= KT_BEHAVIOUR_MAX_BINS && b == floor(b)))
         return spec_error(L, path, "Bins must be a whole number from 1 to %d, not %g",

@@ -19,8 +19,9 @@
  *   KernelSpecification.SharedMemory           may be an expression (bytes);
  *   Arguments[i].Size / .FillValue             may be expressions over
  *                                               problem names;
- *   ConfigurationSpace.BehaviourDimensions     [{"Name","Expression","Bins"}]:
- *                                               what MAP-Elites spreads its
+ *   ConfigurationSpace.BehaviourDimensions     [{"Name","Expression" or
+ *                                               "Measured","Bins"}]: what
+ *                                               MAP-Elites spreads its
  *                                               archive over.
  * Unknown keys are reported as warnings; missing required keys and wrong
  * types are errors naming the key path.
@@ -144,14 +145,31 @@ typedef enum kt_budget_kind {
     KT_BUDGET_NONE, KT_BUDGET_COUNT, KT_BUDGET_SECONDS, KT_BUDGET_FRACTION
 } kt_budget_kind;
 
+/* What a measured behaviour dimension reads of a correct result
+ * (kt_result): its energy per call (J), its average power (W) or its time
+ * per call (ms). */
+typedef enum kt_measured {
+    KT_MEASURED_NONE,   /* not measured: an Expression */
+    KT_MEASURED_ENERGY,
+    KT_MEASURED_POWER,
+    KT_MEASURED_TIME
+} kt_measured;
+
+/* "energy", "power", "time" (a spec's "Measured" values); NULL for
+ * KT_MEASURED_NONE or out of range. */
+const char *kt_measured_name(kt_measured m);
+
 /* A behaviour dimension (extension ConfigurationSpace.BehaviourDimensions):
  * a property of a configuration, such as threads per block or shared
- * memory bytes, that the MAP-Elites search keeps one best configuration
- * per range of (search/archive.h). */
+ * memory bytes, or of its measurement, such as its energy, that the
+ * MAP-Elites search keeps one best configuration per range of
+ * (search/archive.h). */
 typedef struct kt_behaviour_dim {
     char *name;
-    kt_expr *expr;      /* over kt_spec names; reads a tuning parameter */
+    kt_expr *expr;      /* over kt_spec names; reads a tuning parameter;
+                           NULL when measured */
     size_t bins;        /* at most this many bins (1..KT_BEHAVIOUR_MAX_BINS) */
+    kt_measured measured; /* KT_MEASURED_NONE: expr gives the value */
 } kt_behaviour_dim;
 
 #define KT_BEHAVIOUR_MAX_DIMS 8

@@ -1,6 +1,7 @@
 /* archive.c - the MAP-Elites archive (archive.h): behaviour dimensions,
- * their bins over the space, and the elite of each cell. */
-#include "search/archive.h"
+ * the bins of the predetermined ones over the space, and the groups they
+ * make.  Results, cells and elites: archive_cells.c. */
+#include "search/archive_impl.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -10,32 +11,7 @@
 #define MAX_DIMS KT_BEHAVIOUR_MAX_DIMS
 #define FALLBACK_DIMS 2
 
-/* One dimension: how its value is computed, and its bins. */
-typedef struct dim {
-    const char *name;          /* the spec's, or a static one */
-    const char *where;         /* the spec key it comes from, for errors */
-    const kt_expr *expr[3];    /* the value is their product... */
-    size_t nexpr;
-    size_t param;              /* ...or, with none, this parameter's value */
-    size_t want;               /* bins asked for */
-    double *vals;              /* distinct values over the space, ascending */
-    size_t nvals, nbins;
-} dim;
-
-struct kt_archive {
-    kt_space *space;
-    dim dims[MAX_DIMS];
-    size_t ndims;
-    uint64_t ncells;
-    uint32_t *cell;            /* per built index */
-    uint64_t *first;           /* per cell + 1: where its members start */
-    uint64_t *members;         /* built indices grouped by cell, ascending */
-    uint64_t *elite;           /* per cell: built index; UINT64_MAX when empty */
-    double *cost;              /* per cell: the elite's cost */
-    double *time_ms, *energy_j; /* per cell: the elite's, as offered (NAN: unknown) */
-    uint64_t *order;           /* occupied cells, in the order first filled */
-    size_t noccupied;
-};
+typedef kt_archive_dim dim;
 
 /* ----------------------------------------------------------- dimensions */
 
@@ -60,7 +36,7 @@ static dim *dim_add(kt_archive *a, const char *name, const char *where)
 static bool is_dim_param(const kt_archive *a, size_t p)
 {
     for (size_t k = 0; k < a->ndims; k++)
-        if (a->dims[k].nexpr == 0 && a->dims[k].param == p)
+        if (a->dims[k].nexpr == 0 && !a->dims[k].measured && a->dims[k].param == p)
             return true;
     return false;
 }
@@ -99,8 +75,11 @@ static void choose_dims(kt_archive *a, const kt_spec *s)
 {
     for (size_t i = 0; i < s->ndims && i < MAX_DIMS; i++) {
         dim *d = dim_add(a, s->dims[i].name, "ConfigurationSpace.BehaviourDimensions");
-        d->expr[d->nexpr++] = s->dims[i].expr;
+        d->measured = s->dims[i].measured;
+        if (!d->measured)
+            d->expr[d->nexpr++] = s->dims[i].expr;
         d->want = s->dims[i].bins;
+        a->measures |= d->measured != KT_MEASURED_NONE;
     }
     if (a->ndims == 0)
         fallback_dims(a, s);
@@ -155,24 +134,17 @@ static int eval_all(const kt_archive *a, const dim *d, double *v, double *slots,
     return KT_OK;
 }
 
-/* The distinct values of v[n] (sorted in place) into d->vals, and the bins. */
-static int make_bins(dim *d, double *v, uint64_t n)
+size_t kt_archive_distinct(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     size_t m = 0;
-    for (uint64_t i = 0; i < n; i++)
-        m += i == 0 || v[i] != v[i - 1];
-    if (!(d->vals = malloc((m ? m : 1) * sizeof *d->vals)))
-        return KT_ENOMEM;
-    for (uint64_t i = 0; i < n; i++)
-        if (i == 0 || v[i] != v[i - 1])
-            d->vals[d->nvals++] = v[i];
-    d->nbins = d->nvals < d->want ? d->nvals : d->want;
-    return KT_OK;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || v[i] != v[m - 1])
+            v[m++] = v[i];
+    return m;
 }
 
-/* The bin of value x (one of d->vals). */
-static size_t bin_of(const dim *d, double x)
+size_t kt_archive_bin_of(const dim *d, double x)
 {
     size_t lo = 0, hi = d->nvals;
     while (lo < hi) {
@@ -182,10 +154,19 @@ static size_t bin_of(const dim *d, double x)
         else
             hi = mid;
     }
+    if (lo == d->nvals)
+        lo = d->nvals - 1;
     return lo * d->nbins / d->nvals;
 }
 
-/* Bin dimension k and fold its bin into every configuration's cell. */
+static int too_many_cells(const kt_archive *a, kt_diag *diag)
+{
+    return kt_fail(diag, KT_ESPEC, "%s: the behaviour dimensions make more than %u cells: "
+                   "use fewer Bins", kt_space_spec(a->space)->path, KT_ARCHIVE_MAX_CELLS);
+}
+
+/* Bin predetermined dimension k and fold its bin into every
+ * configuration's group. */
 static int bin_dim(kt_archive *a, size_t k, double *v, double *slots, kt_diag *diag)
 {
     dim *d = &a->dims[k];
@@ -193,21 +174,19 @@ static int bin_dim(kt_archive *a, size_t k, double *v, double *slots, kt_diag *d
     int rc = eval_all(a, d, v, slots, diag);
     if (rc != KT_OK)
         return rc;
-    double *sorted = malloc(n * sizeof *sorted);
-    if (!sorted)
+    if (!(d->vals = malloc(n * sizeof *d->vals)))
         return kt_fail(diag, KT_ENOMEM, "out of memory");
-    memcpy(sorted, v, n * sizeof *v);
-    rc = make_bins(d, sorted, n);
-    free(sorted);
-    if (rc != KT_OK)
-        return kt_fail(diag, rc, "out of memory");
-    if (a->ncells * d->nbins > KT_ARCHIVE_MAX_CELLS)
-        return kt_fail(diag, KT_ESPEC, "%s: the behaviour dimensions make more than %u "
-                       "cells: use fewer Bins", kt_space_spec(a->space)->path,
-                       KT_ARCHIVE_MAX_CELLS);
-    a->ncells *= d->nbins;
+    memcpy(d->vals, v, n * sizeof *v);
+    d->nvals = kt_archive_distinct(d->vals, n);
+    double *fit = realloc(d->vals, d->nvals * sizeof *fit);  /* n > 0: so is nvals */
+    if (fit)
+        d->vals = fit;
+    d->nbins = d->nvals < d->want ? d->nvals : d->want;
+    if (a->ngroups * d->nbins > KT_ARCHIVE_MAX_CELLS)
+        return too_many_cells(a, diag);
+    a->ngroups *= d->nbins;
     for (uint64_t i = 0; i < n; i++)
-        a->cell[i] = (uint32_t)(a->cell[i] * d->nbins + bin_of(d, v[i]));
+        a->group[i] = (uint32_t)(a->group[i] * d->nbins + kt_archive_bin_of(d, v[i]));
     return KT_OK;
 }
 
@@ -217,51 +196,52 @@ static int archive_bin(kt_archive *a, kt_diag *diag)
 {
     const kt_spec *s = kt_space_spec(a->space);
     uint64_t n = kt_space_size(a->space);
-    double *v = malloc((n ? n : 1) * sizeof *v);
+    double *v = malloc(n * sizeof *v);
     double *slots = calloc(s->nnames + 1, sizeof *slots);
-    a->cell = calloc(n ? n : 1, sizeof *a->cell);
-    int rc = v && slots && a->cell ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
-    a->ncells = 1;
+    a->group = calloc(n, sizeof *a->group);
+    int rc = v && slots && a->group ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+    a->ngroups = 1;
     for (size_t k = 0; rc == KT_OK && k < a->ndims; k++)
-        rc = bin_dim(a, k, v, slots, diag);
+        if (!a->dims[k].measured)
+            rc = bin_dim(a, k, v, slots, diag);
+    a->maxcells = a->ngroups;
+    for (size_t k = 0; rc == KT_OK && k < a->ndims; k++)
+        if (a->dims[k].measured && (a->maxcells *= a->dims[k].want) > KT_ARCHIVE_MAX_CELLS)
+            rc = too_many_cells(a, diag);
     free(v);
     free(slots);
     return rc;
 }
 
-/* The members of each cell (a counting sort of the built indices). */
+/* The members of each group (a counting sort of the built indices). */
 static int archive_members(kt_archive *a, kt_diag *diag)
 {
     uint64_t n = kt_space_size(a->space);
-    a->first = calloc(a->ncells + 1, sizeof *a->first);
+    a->first = calloc(a->ngroups + 1, sizeof *a->first);
     a->members = malloc(n * sizeof *a->members);
     if (!a->first || !a->members)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
     for (uint64_t i = 0; i < n; i++)
-        a->first[a->cell[i] + 1]++;
-    for (uint64_t c = 0; c < a->ncells; c++)
-        a->first[c + 1] += a->first[c];
-    for (uint64_t i = 0; i < n; i++)  /* first[c] runs ahead, then shifts back */
-        a->members[a->first[a->cell[i]]++] = i;
-    for (uint64_t c = a->ncells; c > 0; c--)
-        a->first[c] = a->first[c - 1];
+        a->first[a->group[i] + 1]++;
+    for (uint64_t g = 0; g < a->ngroups; g++)
+        a->first[g + 1] += a->first[g];
+    for (uint64_t i = 0; i < n; i++)  /* first[g] runs ahead, then shifts back */
+        a->members[a->first[a->group[i]]++] = i;
+    for (uint64_t g = a->ngroups; g > 0; g--)
+        a->first[g] = a->first[g - 1];
     a->first[0] = 0;
     return KT_OK;
 }
 
 static int archive_cells(kt_archive *a, kt_diag *diag)
 {
-    a->elite = malloc(a->ncells * sizeof *a->elite);
-    a->cost = malloc(a->ncells * sizeof *a->cost);
-    a->order = malloc(a->ncells * sizeof *a->order);
-    a->time_ms = malloc(a->ncells * sizeof *a->time_ms);
-    a->energy_j = malloc(a->ncells * sizeof *a->energy_j);
-    if (!a->elite || !a->cost || !a->order || !a->time_ms || !a->energy_j)
+    a->elite = malloc(a->maxcells * sizeof *a->elite);
+    a->order = malloc(a->maxcells * sizeof *a->order);
+    a->filled = calloc(a->ngroups, sizeof *a->filled);
+    if (!a->elite || !a->order || !a->filled)
         return kt_fail(diag, KT_ENOMEM, "out of memory");
-    for (uint64_t c = 0; c < a->ncells; c++) {
-        a->elite[c] = UINT64_MAX;
-        a->cost[c] = INFINITY;
-    }
+    a->ncells = a->measures ? 0 : a->ngroups;  /* no measured value yet */
+    kt_archive_clear_cells(a);
     return KT_OK;
 }
 
@@ -299,20 +279,24 @@ void kt_archive_free(kt_archive *a)
         return;
     for (size_t k = 0; k < a->ndims; k++)
         free(a->dims[k].vals);
-    free(a->cell);
+    free(a->group);
     free(a->first);
     free(a->members);
+    free(a->filled);
     free(a->elite);
-    free(a->cost);
-    free(a->time_ms);
-    free(a->energy_j);
     free(a->order);
+    free(a->kept);
     free(a);
 }
 
 size_t kt_archive_ndims(const kt_archive *a) { return a->ndims; }
 bool kt_archive_fallback(const kt_archive *a) { return kt_space_spec(a->space)->ndims == 0; }
 const char *kt_archive_dim_name(const kt_archive *a, size_t d) { return a->dims[d].name; }
+kt_measured kt_archive_dim_measured(const kt_archive *a, size_t d)
+{
+    return a->dims[d].measured;
+}
+bool kt_archive_measures(const kt_archive *a) { return a->measures; }
 size_t kt_archive_dim_bins(const kt_archive *a, size_t d) { return a->dims[d].nbins; }
 uint64_t kt_archive_ncells(const kt_archive *a) { return a->ncells; }
 
@@ -329,18 +313,6 @@ void kt_archive_bin_range(const kt_archive *a, size_t d, size_t b, double *lo,
         }
 }
 
-uint64_t kt_archive_cell_of(const kt_archive *a, uint64_t idx) { return a->cell[idx]; }
-
-uint64_t kt_archive_cell_size(const kt_archive *a, uint64_t cell)
-{
-    return a->first[cell + 1] - a->first[cell];
-}
-
-uint64_t kt_archive_member(const kt_archive *a, uint64_t cell, uint64_t k)
-{
-    return a->members[a->first[cell] + k];
-}
-
 size_t kt_archive_bin(const kt_archive *a, uint64_t cell, size_t d)
 {
     for (size_t k = a->ndims; k-- > d + 1;)
@@ -348,113 +320,19 @@ size_t kt_archive_bin(const kt_archive *a, uint64_t cell, size_t d)
     return (size_t)(cell % a->dims[d].nbins);
 }
 
-bool kt_archive_offer_measured(kt_archive *a, uint64_t idx, double cost, double time_ms,
-                               double energy_j)
+/* ---------------------------------------------------------------- groups */
+
+uint64_t kt_archive_ngroups(const kt_archive *a) { return a->ngroups; }
+uint64_t kt_archive_group_of(const kt_archive *a, uint64_t idx) { return a->group[idx]; }
+
+uint64_t kt_archive_group_size(const kt_archive *a, uint64_t g)
 {
-    if (idx >= kt_space_size(a->space) || !isfinite(cost))
-        return false;
-    uint64_t c = a->cell[idx];
-    if (a->elite[c] == UINT64_MAX)
-        a->order[a->noccupied++] = c;
-    else if (!(cost < a->cost[c]))
-        return false;
-    a->elite[c] = idx;
-    a->cost[c] = cost;
-    a->time_ms[c] = time_ms;
-    a->energy_j[c] = energy_j;
-    return true;
+    return a->first[g + 1] - a->first[g];
 }
 
-bool kt_archive_offer(kt_archive *a, uint64_t idx, double cost)
+uint64_t kt_archive_group_member(const kt_archive *a, uint64_t g, uint64_t k)
 {
-    return kt_archive_offer_measured(a, idx, cost, cost, NAN);
+    return a->members[a->first[g] + k];
 }
 
-size_t kt_archive_occupied(const kt_archive *a) { return a->noccupied; }
-uint64_t kt_archive_nth(const kt_archive *a, size_t k) { return a->order[k]; }
-
-bool kt_archive_elite(const kt_archive *a, uint64_t cell, uint64_t *idx, double *cost)
-{
-    if (cell >= a->ncells || a->elite[cell] == UINT64_MAX)
-        return false;
-    *idx = a->elite[cell];
-    *cost = a->cost[cell];
-    return true;
-}
-
-/* ------------------------------------------------------------------ map */
-
-static int map_dims(const kt_archive *a, kt_map *m)
-{
-    if (!(m->dims = calloc(a->ndims, sizeof *m->dims)))
-        return KT_ENOMEM;
-    m->ndims = a->ndims;
-    for (size_t d = 0; d < a->ndims; d++) {
-        kt_map_dim *x = &m->dims[d];
-        x->nbins = a->dims[d].nbins;
-        x->name = kt_strdup(a->dims[d].name);
-        x->lo = calloc(x->nbins, sizeof *x->lo);
-        x->hi = calloc(x->nbins, sizeof *x->hi);
-        if (!x->name || !x->lo || !x->hi)
-            return KT_ENOMEM;
-        for (size_t b = 0; b < x->nbins; b++)
-            kt_archive_bin_range(a, d, b, &x->lo[b], &x->hi[b]);
-    }
-    return KT_OK;
-}
-
-static int map_cells(const kt_archive *a, kt_map *m)
-{
-    if (!(m->filled = calloc(a->noccupied + 1, sizeof *m->filled)))
-        return KT_ENOMEM;
-    const kt_spec *spec = kt_space_spec(a->space);
-    for (uint64_t c = 0; c < a->ncells; c++) {
-        uint64_t idx;
-        double cost;
-        if (!kt_archive_elite(a, c, &idx, &cost))
-            continue;
-        kt_map_cell *x = &m->filled[m->nfilled++];
-        x->cell = c;
-        x->cost = cost;
-        x->time_ms = a->time_ms[c];
-        x->energy_j = a->energy_j[c];
-        for (size_t d = 0; d < a->ndims; d++)
-            x->bin[d] = kt_archive_bin(a, c, d);
-        if (!(x->config = kt_spec_config_key(spec, kt_space_at(a->space, idx))))
-            return KT_ENOMEM;
-    }
-    return KT_OK;
-}
-
-int kt_archive_map(const kt_archive *a, kt_map **out)
-{
-    kt_map *m = calloc(1, sizeof *m);
-    if (!(*out = m))
-        return KT_ENOMEM;
-    m->ncells = a->ncells;
-    m->fallback = kt_archive_fallback(a);
-    int rc = map_dims(a, m);
-    if (rc == KT_OK)
-        rc = map_cells(a, m);
-    if (rc != KT_OK) {
-        kt_map_free(m);
-        *out = NULL;
-    }
-    return rc;
-}
-
-void kt_map_free(kt_map *m)
-{
-    if (!m)
-        return;
-    for (size_t d = 0; m->dims && d < m->ndims; d++) {
-        free(m->dims[d].name);
-        free(m->dims[d].lo);
-        free(m->dims[d].hi);
-    }
-    free(m->dims);
-    for (size_t i = 0; i < m->nfilled; i++)
-        free(m->filled[i].config);
-    free(m->filled);
-    free(m);
-}
+bool kt_archive_group_filled(const kt_archive *a, uint64_t g) { return a->filled[g]; }

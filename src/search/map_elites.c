@@ -6,17 +6,26 @@
  * exploring every kind of configuration it has found instead of converging
  * on one.
  *
- * A configuration's cell is known before it is measured (the dimensions
- * are properties of the configuration), so the run starts by filling the
- * map: an unseen random configuration from each cell that holds any, in
- * random order, skipping cells already filled (by the default, or what
- * else is known), a sample stratified over the behaviours.  On the
- * recorded CPU SGEMM spaces that leaves a better map than random, local or
- * genetic search at every budget from 2% to 20% of the space, while its
- * best configuration is about as good as random search's
- * (docs/PERFORMANCE.md); filling only as many cells as half the budget
- * before breeding left a worse map (0.39 against 0.51 of the cells' optima
- * after 24 evaluations of a 256^3 space, median of 20 seeds).
+ * A configuration's group (its bins along the predetermined dimensions,
+ * archive.h) is known before it is measured, so the run starts by filling
+ * the map: an unseen random configuration from each group that holds any,
+ * in random order, skipping groups already filled (by the default, or
+ * what else is known), a sample stratified over the behaviours.  Without
+ * measured dimensions a group is a cell.  On the recorded CPU SGEMM spaces
+ * that leaves a better map than random, local or genetic search at every
+ * budget from 2% to 20% of the space, while its best configuration is
+ * about as good as random search's (docs/PERFORMANCE.md); filling only as
+ * many cells as half the budget before breeding left a worse map (0.39
+ * against 0.51 of the cells' optima after 24 evaluations of a 256^3 space,
+ * median of 20 seeds).  A measured dimension (energy, power, time) places
+ * a configuration only once measured, and its bins are cut from the values
+ * measured so far: while fewer results are placed than the measured
+ * dimensions make cells (the product of their Bins), the fill goes on with
+ * unseen random configurations (with every dimension measured, that is
+ * the whole fill).  Stopping it as soon as each measured dimension had its
+ * bins left a sparser time/energy map (median 8 cells against 10 of 16
+ * after 24 evaluations of the H100 wgmma GEMM recording, 50 seeds;
+ * bench/map_measured.sh).
  *
  * Then each child has a parent drawn uniformly among the occupied cells'
  * elites; half the time it is first crossed (uniformly, parameter by
@@ -43,9 +52,10 @@ typedef struct me_state {
     kt_rng rng;
     kt_space *space;
     kt_archive *arch;
-    uint64_t *cells;      /* the cells that hold configurations, shuffled */
-    uint64_t ncells, next;  /* how many; the next to fill */
+    uint64_t *groups;     /* the groups that hold configurations, shuffled */
+    uint64_t ngroups, next; /* how many; the next to fill */
     uint16_t *child;      /* scratch: one configuration */
+    int rc;               /* an observation the archive could not keep */
 } me_state;
 
 static void me_free(void *state)
@@ -55,24 +65,24 @@ static void me_free(void *state)
         return;
     kt_history_clear(&s->hist);
     kt_archive_free(s->arch);
-    free(s->cells);
+    free(s->groups);
     free(s->child);
     free(s);
 }
 
-/* The cells to fill first, in random order (see the top). */
-static int plan_cells(me_state *s)
+/* The groups to fill first, in random order (see the top). */
+static int plan_groups(me_state *s)
 {
-    uint64_t n = kt_archive_ncells(s->arch);
-    if (!(s->cells = malloc(n * sizeof *s->cells)))
+    uint64_t n = kt_archive_ngroups(s->arch);
+    if (!(s->groups = malloc(n * sizeof *s->groups)))
         return KT_ENOMEM;
-    for (uint64_t c = 0; c < n; c++)
-        if (kt_archive_cell_size(s->arch, c) > 0)
-            s->cells[s->ncells++] = c;
-    for (uint64_t i = s->ncells; i > 1; i--) {
-        uint64_t j = kt_rng_below(&s->rng, i), t = s->cells[i - 1];
-        s->cells[i - 1] = s->cells[j];
-        s->cells[j] = t;
+    for (uint64_t g = 0; g < n; g++)
+        if (kt_archive_group_size(s->arch, g) > 0)
+            s->groups[s->ngroups++] = g;
+    for (uint64_t i = s->ngroups; i > 1; i--) {
+        uint64_t j = kt_rng_below(&s->rng, i), t = s->groups[i - 1];
+        s->groups[i - 1] = s->groups[j];
+        s->groups[j] = t;
     }
     return KT_OK;
 }
@@ -91,7 +101,7 @@ static int me_init(kt_space *space, const kt_strategy_opts *opts, void **state,
     if (rc == KT_OK)
         rc = kt_archive_new(space, &s->arch, diag);
     if (rc == KT_OK)
-        rc = plan_cells(s);
+        rc = plan_groups(s);
     if (rc != KT_OK) {
         me_free(s);
         return rc;
@@ -105,21 +115,23 @@ static void me_observe(void *state, const uint16_t *cfg, const kt_result *r)
     me_state *s = state;
     uint64_t idx;
     kt_history_observe(&s->hist, cfg, r);
-    if (kt_space_index_of(s->space, cfg, &idx) == KT_OK)
-        kt_archive_offer(s->arch, idx, kt_objective_cost(s->hist.objective, r));
+    if (kt_space_index_of(s->space, cfg, &idx) != KT_OK)
+        return;
+    int rc = kt_archive_offer(s->arch, idx, kt_objective_cost(s->hist.objective, r), r);
+    if (s->rc == KT_OK)
+        s->rc = rc;
 }
 
-/* Propose an unseen configuration of the next cell to fill unless that
- * cell is filled or has none left; the cell is passed either way. */
-static void add_to_next_cell(me_state *s, kt_batch *b)
+/* Propose an unseen configuration of the next group to fill unless that
+ * group is filled or has none left; the group is passed either way. */
+static void add_to_next_group(me_state *s, kt_batch *b)
 {
-    uint64_t cell = s->cells[s->next++], idx;
-    double cost;
-    if (kt_archive_elite(s->arch, cell, &idx, &cost))
+    uint64_t g = s->groups[s->next++];
+    if (kt_archive_group_filled(s->arch, g))
         return;
-    uint64_t n = kt_archive_cell_size(s->arch, cell), at = kt_rng_below(&s->rng, n);
+    uint64_t n = kt_archive_group_size(s->arch, g), at = kt_rng_below(&s->rng, n);
     for (uint64_t k = 0; k < n; k++) {
-        idx = kt_archive_member(s->arch, cell, (at + k) % n);
+        uint64_t idx = kt_archive_group_member(s->arch, g, (at + k) % n);
         if (!kt_history_seen(&s->hist, idx)) {
             kt_batch_add(b, kt_space_at(s->space, idx));
             return;
@@ -179,13 +191,19 @@ static bool add_child(me_state *s, kt_batch *b)
 static int me_propose(void *state, uint16_t *out, size_t max, size_t *n)
 {
     me_state *s = state;
+    if (s->rc != KT_OK) {
+        *n = 0;
+        return s->rc;
+    }
+    kt_archive_refresh(s->arch);
+    bool fill = kt_archive_few_placed(s->arch);
     kt_batch b = kt_batch_begin(&s->hist, out, max);
     while (!kt_batch_full(&b)) {
-        if (s->next < s->ncells) {
-            add_to_next_cell(s, &b);
+        if (s->next < s->ngroups) {
+            add_to_next_group(s, &b);
             continue;
         }
-        if (kt_archive_occupied(s->arch) > 0 && add_child(s, &b))
+        if (!fill && kt_archive_occupied(s->arch) > 0 && add_child(s, &b))
             continue;
         if (b.rc != KT_OK || !kt_move_fresh(&s->hist, &s->rng, s->child) ||
             !kt_batch_add(&b, s->child))

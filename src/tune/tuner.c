@@ -196,6 +196,23 @@ static int check_objective(const run *r)
     return KT_OK;
 }
 
+/* A map along measured energy or power needs energy readings: refused
+ * when none will be taken, as an objective that needs them is. */
+static int check_map_energy(const run *r)
+{
+    const kt_spec *s = r->spec;
+    if (r->opts->replay || r->opts->measure.energy_window_s > 0)
+        return KT_OK;
+    for (size_t i = 0; i < s->ndims; i++)
+        if (s->dims[i].measured == KT_MEASURED_ENERGY ||
+            s->dims[i].measured == KT_MEASURED_POWER)
+            return kt_fail(r->diag, KT_EINVAL, "%s: behaviour dimension '%s' is the "
+                           "measured %s, and an energy window of 0 takes no energy "
+                           "readings", s->path, s->dims[i].name,
+                           kt_measured_name(s->dims[i].measured));
+    return KT_OK;
+}
+
 /* The reference of a run (tuner.h, kt_tune_reference), chosen in the
  * whole space, before a shard narrows it, so that every shard (and every
  * MPI rank) checks against the same one. */
@@ -287,7 +304,8 @@ static int setup(run *r)
         return rc;
     apply_budget(r);
     bool map = r->opts->map || r->strategy->implies_map;
-    if (map && (rc = kt_archive_new(r->space, &r->map, r->diag)) != KT_OK)
+    if (map && ((rc = check_map_energy(r)) != KT_OK ||
+                (rc = kt_archive_new(r->space, &r->map, r->diag)) != KT_OK))
         return rc;
     kt_strategy_opts so = {.seed = r->opts->seed, .budget = r->limit,
                            .objective = r->opts->objective};
@@ -377,9 +395,9 @@ static int record(run *r, const uint16_t *cfg, const char *key, kt_result *res,
     if (r->strategy->observe)
         r->strategy->observe(r->strategy_state, cfg, res);
     uint64_t idx;
-    if (r->map && kt_space_index_of(r->space, cfg, &idx) == KT_OK)
-        kt_archive_offer_measured(r->map, idx, kt_objective_cost(map_objective(r), res),
-                                  res->time_ms, res->energy_j);
+    if (r->map && kt_space_index_of(r->space, cfg, &idx) == KT_OK &&
+        kt_archive_offer(r->map, idx, kt_objective_cost(map_objective(r), res), res) != KT_OK)
+        return kt_fail(r->diag, KT_ENOMEM, "out of memory");
     if (r->opts->progress) {
         uint64_t done = rep->measured + rep->cached;
         double elapsed = kt_now() - r->start;

@@ -187,6 +187,7 @@ assert "measure" in run.phases and run.phases["measure"] > 0, run.phases
 assert run.front == [] and run.map and run.map.nfilled == len(run.map.elites) > 0
 assert all(len(bins) == run.map.ndims for _, bins, _, _, _ in run.map.elites), run.map
 assert all(lo <= hi for _, bins in run.map.dims for lo, hi in bins), run.map.dims
+assert run.map.measured == [None] * run.map.ndims and run.map.unplaced == 0, run.map
 assert "twice" in raises("EINVAL", ktune.tune, spec, problem="N=3000", devices=[0, 0])
 with ktune.MPI() as job:  # not started by mpirun: no job, the run is local
     assert (job.rank, job.size) == (0, 1)
