@@ -3,7 +3,7 @@
 # 4096^3 measured once per seed of SEEDS (default "1 2"), each time in
 # another random order, with the energy window WINDOW (seconds a
 # configuration, default 1.0), into OUT/energy-SEED.db: labels for `ktune
-# analyze`'s energy model and, with two seeds, their test-retest noise
+# analyze`'s energy model and, with exactly two seeds, their test-retest noise
 # (the same configuration's two readings).  SPEC and BUDGET default to the
 # whole FP16 wgmma space (kernels/gemm/gemm-wgmma-f16-cuda.json, 122).
 #
@@ -30,8 +30,9 @@ done
 for seed in $SEEDS; do
     "$B/ktune" db export csv --db "$OUT/energy-$seed.db" >"$OUT/energy-$seed.csv"
 done
-[ "$SEEDS" = "1 2" ] || exit 0
-python3 - "$OUT/energy-1.csv" "$OUT/energy-2.csv" <<'PY'
+set -- $SEEDS
+[ $# = 2 ] || exit 0
+python3 - "$OUT/energy-$1.csv" "$OUT/energy-$2.csv" <<'PY'
 import csv, math, sys
 runs = [{r["config"]: r for r in csv.DictReader(open(f))} for f in sys.argv[1:]]
 keys = sorted(set(runs[0]) & set(runs[1]))

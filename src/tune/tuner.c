@@ -181,6 +181,13 @@ static int choose_strategy(run *r)
     return rc;
 }
 
+/* Whether the run will read no energy at all: it measures (no replay)
+ * with an energy window of 0. */
+static bool reads_no_energy(const run *r)
+{
+    return !r->opts->replay && !(r->opts->measure.energy_window_s > 0);
+}
+
 /* An objective the run can meet: one that needs energy is refused when no
  * energy will be read at all (the rows it meets are checked in record). */
 static int check_objective(const run *r)
@@ -189,8 +196,7 @@ static int check_objective(const run *r)
     if (!kt_objective_name(o))
         return kt_fail(r->diag, KT_EINVAL, "objective %d is not one of time, energy, "
                        "edp, pareto", (int)o);
-    if (kt_objective_needs_energy(o) && !r->opts->replay &&
-        !(r->opts->measure.energy_window_s > 0))
+    if (kt_objective_needs_energy(o) && reads_no_energy(r))
         return kt_fail(r->diag, KT_EINVAL, "objective '%s' needs energy readings, and "
                        "an energy window of 0 takes none", kt_objective_name(o));
     return KT_OK;
@@ -201,7 +207,7 @@ static int check_objective(const run *r)
 static int check_map_energy(const run *r)
 {
     const kt_spec *s = r->spec;
-    if (r->opts->replay || r->opts->measure.energy_window_s > 0)
+    if (!reads_no_energy(r))
         return KT_OK;
     for (size_t i = 0; i < s->ndims; i++)
         if (s->dims[i].measured == KT_MEASURED_ENERGY ||
