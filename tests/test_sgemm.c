@@ -2,11 +2,12 @@
  * a GPU: its transposed-A layout (AT=1) is in the space with the launch
  * and shared memory the kernel expects, the conditions that narrow the
  * space hold where the H100's measurements put them, and the configurations
- * the H100 chose compile with NVRTC for sm_90 (skipped where NVRTC is
- * absent). */
+ * the H100 chose compile with NVRTC for sm_90, with and without stream K
+ * (skipped where NVRTC is absent). */
 #include "backend/backend.h"
 #include "backend/launch.h"
 #include "core/space.h"
+#include "measure/measure.h"
 #include "nvrtc_util.h"
 #include "test.h"
 
@@ -16,9 +17,10 @@
  * A transposed with 8 x 16 and 16 x 8 thread tiles, and the layout before
  * it (AT=0). */
 static const char *const CHOSEN[] = {
-    "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1",
-    "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1",
-    "BM=64,BN=64,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=3,GM=1,MINB=2,AT=0"};
+    "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0",
+    "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0",
+    "BM=64,BN=64,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=3,GM=1,MINB=2,AT=0,SK=0",
+    "BM=128,BN=256,BK=32,WM=128,WN=32,TM=16,TN=8,STAGES=4,GM=8,MINB=1,AT=1,SK=132"};
 
 static kt_spec *load_sgemm(void)
 {
@@ -66,14 +68,63 @@ static void test_transposed_a_layout_is_in_the_space(void)
     CHECK_EQ_INT((int)l.grid[1], 32);
     CHECK_EQ_INT((int)l.shared, 3 * (128 * 32 + 4 * 32 + 32 * 256) * 4);
     l = launch_of(spec, "M=4096,N=4096,K=4096",
-                  "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=0",
+                  "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=0,SK=0",
                   &valid);
     CHECK(!valid); /* 8 x 16 needs AT=1's fewer fragment registers */
     CHECK_EQ_INT((int)l.shared, 3 * (128 * 36 + 32 * 256) * 4);
     /* MINB caps registers at 65536 / (threads MINB): not below 128 */
     launch_of(spec, "M=4096,N=4096,K=4096",
-              "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=4,AT=1", &valid);
+              "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=4,AT=1,SK=0", &valid);
     CHECK(!valid);
+    kt_spec_free(spec);
+}
+
+/* SK=132 (the H100's and H200's multiprocessors): a block a tile for the
+ * whole waves of 132, then up to 132 blocks that share the rest's k-tiles;
+ * the workspace holds two partial tiles a block, a counter a block (the
+ * largest values in the spec's lists are the last). */
+static void test_stream_k_grid_and_workspace(void)
+{
+    kt_spec *spec = load_sgemm();
+    bool valid;
+    /* 4096^3, 128 x 256 tiles: 512 tiles, 3 waves of 132 and 116 shared */
+    kt_launch l = launch_of(spec, "M=4096,N=4096,K=4096", CHOSEN[3], &valid);
+    CHECK(valid);
+    CHECK_EQ_INT((int)l.grid[0], 396 + 132);
+    CHECK_EQ_INT((int)l.grid[1], 1);
+    CHECK_EQ_INT((int)l.block[0], 256);
+    /* 32 tiles, all shared; 12 x 22 tiles (2 waves): none shared */
+    l = launch_of(spec, "M=1000,N=1003,K=517", CHOSEN[3], &valid);
+    CHECK(valid);
+    CHECK_EQ_INT((int)l.grid[0], 132);
+    l = launch_of(spec, "M=1536,N=5632,K=64", CHOSEN[3], &valid);
+    CHECK_EQ_INT((int)l.grid[0], 264);
+    /* 4 tiles of 2 k-tiles: 8 blocks share them */
+    l = launch_of(spec, "M=256,N=512,K=64", CHOSEN[3], &valid);
+    CHECK_EQ_INT((int)l.grid[0], 8);
+    kt_diag d = {{0}};
+    kt_problem prob;
+    kt_args args;
+    /* W holds two partial tiles for each of SK blocks at the largest SK and
+     * tile in the space, at any problem size (the 1024^2 x 16384 GEMM has
+     * 64 tiles, every one shared among 132 blocks) */
+    double most = 2;
+    const char *names[] = {"SK", "BM", "BN"};
+    for (size_t n = 0; n < 3; n++)
+        for (size_t p = 0; p < spec->nparams; p++)
+            if (strcmp(spec->params[p].name, names[n]) == 0)
+                most *= spec->params[p].values[spec->params[p].nvalues - 1];
+    CHECK(most == 2.0 * 132 * 256 * 256);
+    const char *shapes[] = {"M=64,N=64,K=64", "M=1024,N=1024,K=16384", "M=8192,N=8192,K=8192"};
+    for (size_t n = 0; n < 3; n++) {
+        CHECK(kt_problem_parse(spec, shapes[n], &prob, &d) == KT_OK);
+        CHECK(kt_args_plan(spec, &prob, &args, &d) == KT_OK);
+        CHECK_EQ_INT((int)args.n, 8);
+        CHECK((double)args.count[6] >= most); /* W */
+        CHECK(args.count[7] == 132);          /* Wc */
+        kt_args_clear(&args);
+        kt_problem_clear(&prob);
+    }
     kt_spec_free(spec);
 }
 
@@ -93,16 +144,16 @@ static void test_space_is_narrowed_where_measured(void)
 {
     kt_spec *spec = load_sgemm();
     const char *big = "M=4096,N=4096,K=4096", *odd = "M=1000,N=1003,K=517";
-    const char *spill = "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1";
+    const char *spill = "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0";
     CHECK(!valid_at(spec, big, spill));
     CHECK(!valid_at(spec, odd, spill));
     /* AT=0, 8 x 8 tiles, BK=8, BN=64 and GM=1 are out at 4096^2 and in at
      * the odd shape */
     const char *out[] = {CHOSEN[2],
-                         "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=2,AT=1",
-                         "BM=128,BN=256,BK=8,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1",
-                         "BM=128,BN=64,BK=16,WM=128,WN=32,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1",
-                         "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=1,MINB=1,AT=1"};
+                         "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=2,AT=1,SK=0",
+                         "BM=128,BN=256,BK=8,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0",
+                         "BM=128,BN=64,BK=16,WM=128,WN=32,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0",
+                         "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=1,MINB=1,AT=1,SK=0"};
     for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
         CHECK(!valid_at(spec, big, out[i]));
         CHECK(valid_at(spec, odd, out[i]));
@@ -145,6 +196,7 @@ static void test_chosen_configurations_compile(void)
 static const kt_test TESTS[] = {
     KT_T(test_transposed_a_layout_is_in_the_space),
     KT_T(test_space_is_narrowed_where_measured),
+    KT_T(test_stream_k_grid_and_workspace),
     KT_T(test_chosen_configurations_compile),
 };
 KT_TEST_MAIN(TESTS)

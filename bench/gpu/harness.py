@@ -16,7 +16,7 @@ import cupy
 import numpy as np
 import torch
 
-DTYPES = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16,
+DTYPES = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16, "int32": torch.int32,
           "float8_e4m3": torch.float8_e4m3fn}
 SCALARS = {"int": np.int32, "int32": np.int32, "float": np.float32}
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8

@@ -2,9 +2,10 @@
 # sgemm_side.sh - on the GPU machine, in one call: FP32 SGEMM kernels side
 # by side over the same configurations (brute force over each set of
 # NARROW) at SIZES, each checked first at odd shapes; then, with
-# BASELINES=1, the best configuration of the last spec at the first size,
-# timed in ROUNDS fair rounds at BASE_SIZES beside cuBLAS (baselines.py,
-# FP32 only), and the table of gemm_table.py.
+# BASELINES=1, the best configuration of the last spec at each of
+# BASE_SIZES (the first size's where a size was not brute-forced), timed in
+# ROUNDS fair rounds beside cuBLAS (baselines.py, FP32 only), and the
+# table of gemm_table.py.
 #
 #   bench/gpu/sgemm_side.sh OUT DIR      (DIR as for run.sh)
 #
@@ -24,12 +25,13 @@ SPECS=${SPECS:-gemm-cuda}
 SIZES=${SIZES:-4096}
 NARROW=${NARROW:-BM=128/256,BN=128,BK=32,WM=32/64,WN=32/64,TM=8/16,TN=4/8,STAGES=2/3,GM=8,MINB=1/2}
 CHECK_SET=${CHECK_SET:-}
+CHECK_SHAPES=${CHECK_SHAPES:-M=1000,N=1003,K=517 M=777,N=1024,K=1000 M=2000,N=2048,K=1032}
 BASELINES=${BASELINES:-0}
 BASE_SIZES=${BASE_SIZES:-4096 8192}
 ROUNDS=${ROUNDS:-3}
 mkdir -p "$OUT" "$W"
-check() { # spec: 8 random configurations at three odd shapes
-    for shape in M=1000,N=1003,K=517 M=777,N=1024,K=1000 M=2000,N=2048,K=1032; do
+check() { # spec: 8 random configurations at each of CHECK_SHAPES
+    for shape in $CHECK_SHAPES; do
         "$KT" tune "$1" --problem $shape --strategy random --budget 8 --seed 5 \
             --db "$W/check.db" --cache "$W/cache" --timeout 20 --jobs 16 --energy-window 0 \
             --json </dev/null >"$W/check.json" 2>"$W/check.err"
@@ -74,17 +76,20 @@ for (n, cfg), v in sorted(table.items(), key=lambda kv: -best(kv[1])):
 PY
 [ "$BASELINES" = 1 ] || exit 0
 last=$(echo $SPECS | awk '{ print $NF }') n=$(echo $SIZES | awk '{ print $1 }')
-key=$(python3 - "$OUT/sgemm-side.csv" "$last-narrow" "M=$n,N=$n,K=$n" <<'PY'
+best_key() { # the fastest verified configuration of the last spec at N^3, or nothing
+    python3 - "$OUT/sgemm-side.csv" "$last-narrow" "M=$1,N=$1,K=$1" <<'PY'
 import csv, sys
 ok = [r for r in csv.reader(open(sys.argv[1])) if r[2] == sys.argv[2] and r[4] == sys.argv[3]
       and r[6] == "ok"]
 print(min(ok, key=lambda r: float(r[7]))[5] if ok else "")
 PY
-)
+}
+key=$(best_key $n)
 [ -n "$key" ] || { echo "no verified configuration of $last at $n^3"; exit 1; }
 : >"$OUT/entries.txt"
-for b in $BASE_SIZES; do
-    echo "fp32 $b $G/$last.json M=$b,N=$b,K=$b $key" >>"$OUT/entries.txt"
+for b in $BASE_SIZES; do # each size's own best where it was measured, else the first size's
+    k=$(best_key $b)
+    echo "fp32 $b $G/$last.json M=$b,N=$b,K=$b ${k:-$key}" >>"$OUT/entries.txt"
 done
 t0=$(date +%s)
 python3 "$HERE/baselines.py" --rounds "$ROUNDS" --dtypes fp32 --entries "$OUT/entries.txt" \

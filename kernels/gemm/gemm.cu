@@ -34,9 +34,26 @@
  *   GM           block rows that sweep the columns together (L2 reuse);
  *   MINB         blocks per multiprocessor the compiler must leave room
  *                for (__launch_bounds__: caps registers per thread);
- *   AT           A's layout in shared memory (above).
- * Launch: block ((BM / WM) (BN / WN) 32), grid (ceil(N / BN), ceil(M / BM)),
- * dynamic shared memory STAGES (BM BK + 4 (AT ? BK : BM) + BK BN) 4 bytes.
+ *   AT           A's layout in shared memory (above);
+ *   SK           0: a block per tile of C; else stream K over SK
+ *                multiprocessors (132 on the H100 and H200; below).
+ * Launch: block ((BM / WM) (BN / WN) 32), dynamic shared memory STAGES (BM
+ * BK + 4 (AT ? BK : BM) + BK BN) 4 bytes; grid (ceil(N / BN), ceil(M /
+ * BM)), or with SK the tiles' whole waves of SK plus up to SK blocks
+ * that share the rest (gemm-cuda.json's GlobalSize).
+ *
+ * Stream K: a GEMM of 512 tiles on 132 multiprocessors runs 3.88 waves
+ * in the time of 4.  With SK the tiles that fill whole waves of SK get a
+ * block each; the k-tiles of the remaining ones are cut into S <= SK
+ * contiguous ranges of (nearly) equal length, a block each, so the last
+ * wave is as short as the work in it.  A block that covers only part of
+ * a tile's k-tiles writes its partial sums to its slot of W and counts
+ * itself in Wc (a counter per shared tile); the one that counts last adds
+ * the others' slots to its own sums, stores the tile and sets the counter
+ * back to 0 for the next launch.  No block waits for another, so the
+ * result is right whatever the order or number of blocks resident.  W
+ * holds 2 SK BM BN floats (a block's first and last range), Wc SK ints,
+ * zero before the first launch.
  * Rows whose 4-float chunks are misaligned (K or N not a multiple of 4)
  * are loaded element by element.
  */
@@ -72,6 +89,9 @@
 #endif
 #ifndef AT
 #define AT 0
+#endif
+#ifndef SK
+#define SK 0
 #endif
 
 #define LY (WM / TM)
@@ -275,27 +295,29 @@ __device__ __forceinline__ void fma_step(const float4 *fa, const float4 *fb, flo
         fma_row(lane_of(fa[i / 4], i % 4), fb, acc[i]);
 }
 
-/* AT=1's main loop.  All STAGES slots hold tiles: the barrier sits in the
- * last k step of tile t, where every thread has tile t's fragments in
- * registers, so tile t + STAGES may overwrite its slot at once, and tile
- * t + 1's first fragments load while that step multiplies. */
+/* AT=1's main loop over k-tiles [t0, t1).  All STAGES slots hold tiles:
+ * the barrier sits in the last k step of tile t, where every thread has
+ * tile t's fragments in registers, so tile t + STAGES may overwrite its
+ * slot at once, and tile t + 1's first fragments load while that step
+ * multiplies. */
 __device__ __forceinline__ void mainloop_t(float *As, float *Bs, const float *A, const float *B,
                                            int M, int N, int K, int bm, int bn, int ar, int bc,
-                                           bool inside, float (*acc)[TN])
+                                           bool inside, int t0, int t1, float (*acc)[TN])
 {
     bool va = K % 4 == 0, vb = N % 4 == 0;
-    int tiles = (K + BK - 1) / BK;
+    int tiles = t1 - t0, k0 = t0 * BK;
     float4 ra[A_REGS], fa[2][TM / 4], fb[2][TN / 4];
-    load_a_regs(ra, A, M, K, bm, 0, va, inside && BK <= K);
+    load_a_regs(ra, A, M, K, bm, k0, va, inside && k0 + BK <= K);
     store_a_regs(As, ra);
 #pragma unroll
     for (int s = 0; s < STAGES; s++) {
+        int kb = k0 + s * BK;
         if (s < tiles)
-            load_b(Bs + s * B_FLOATS, B, N, K, bn, s * BK, vb, inside && (s + 1) * BK <= K);
+            load_b(Bs + s * B_FLOATS, B, N, K, bn, kb, vb, inside && kb + BK <= K);
         cp_commit();
     }
     if (tiles > 1)
-        load_a_regs(ra, A, M, K, bm, BK, va, inside && 2 * BK <= K);
+        load_a_regs(ra, A, M, K, bm, k0 + BK, va, inside && k0 + 2 * BK <= K);
     cp_wait<STAGES - 1>();
     __syncthreads();
     int slot = 0;
@@ -309,7 +331,7 @@ __device__ __forceinline__ void mainloop_t(float *As, float *Bs, const float *A,
                     store_a_regs(As + next * A_FLOATS, ra);
                 cp_wait<STAGES - 2>();
                 __syncthreads(); /* tile t + 1 is in; tile t's slot is free */
-                int kb = (t + STAGES) * BK, ka = (t + 2) * BK;
+                int kb = k0 + (t + STAGES) * BK, ka = k0 + (t + 2) * BK;
                 if (t + STAGES < tiles)
                     load_b(Bs + slot * B_FLOATS, B, N, K, bn, kb, vb, inside && kb + BK <= K);
                 cp_commit();
@@ -324,18 +346,19 @@ __device__ __forceinline__ void mainloop_t(float *As, float *Bs, const float *A,
     }
 }
 
-/* AT=0's main loop: STAGES - 1 tiles in flight while one multiplies. */
+/* AT=0's main loop over k-tiles [t0, t1): STAGES - 1 tiles in flight
+ * while one multiplies. */
 __device__ __forceinline__ void mainloop(float *As, float *Bs, const float *A, const float *B,
                                          int M, int N, int K, int bm, int bn, int ar, int bc,
-                                         bool inside, float (*acc)[TN])
+                                         bool inside, int t0, int t1, float (*acc)[TN])
 {
     bool va = K % 4 == 0, vb = N % 4 == 0;
-    int tiles = (K + BK - 1) / BK;
+    int tiles = t1 - t0, k0 = t0 * BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles)
-            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, s * BK, va,
-                       vb, inside);
+            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn,
+                       k0 + s * BK, va, vb, inside);
         cp_commit();
     }
     for (int t = 0; t < tiles; t++) {
@@ -343,8 +366,8 @@ __device__ __forceinline__ void mainloop(float *As, float *Bs, const float *A, c
         __syncthreads(); /* tile t is in; every thread is done with tile t - 1 */
         int next = t + STAGES - 1, s = next % STAGES;
         if (next < tiles)
-            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn, next * BK, va,
-                       vb, inside);
+            load_stage(As + s * A_FLOATS, Bs + s * B_FLOATS, A, B, M, N, K, bm, bn,
+                       k0 + next * BK, va, vb, inside);
         cp_commit();
         compute_stage(As + (t % STAGES) * A_FLOATS, Bs + (t % STAGES) * B_FLOATS, ar, bc, acc);
     }
@@ -378,31 +401,151 @@ __device__ __forceinline__ void store_tile(float *C, int M, int N, int r0, int c
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, MINB)
-gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
-     float *__restrict__ C)
+/* The tile of C at index id of the grouped raster (GM block rows sweep
+ * the columns together, for L2 reuse): its first row and column. */
+__device__ __forceinline__ void tile_at(int id, int M, int N, int *bm, int *bn)
 {
-    extern __shared__ __align__(16) float smem[];
-    float *As = smem, *Bs = smem + STAGES * A_FLOATS;
-    /* grouped raster: GM block rows sweep the columns together */
-    int gx = gridDim.x, id = blockIdx.y * gx + blockIdx.x;
-    int rows = (M + BM - 1) / BM, first = id / (GM * gx) * GM;
+    int gx = (N + BN - 1) / BN, rows = (M + BM - 1) / BM, first = id / (GM * gx) * GM;
     int group = rows - first < GM ? rows - first : GM;
-    int bm = (first + (id % (GM * gx)) % group) * BM, bn = (id % (GM * gx)) / group * BN;
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
-    int ar = wm0 + (lane / LX) * (AT ? 4 : 1), bc = wn0 + (lane % LX) * 4;
+    *bm = (first + (id % (GM * gx)) % group) * BM;
+    *bn = (id % (GM * gx)) / group * BN;
+}
+
+/* The thread's sums over k-tiles [t0, t1) of the tile at (bm, bn). */
+__device__ __forceinline__ void tile_sums(float *smem, const float *A, const float *B, int M,
+                                          int N, int K, int bm, int bn, int ar, int bc, int t0,
+                                          int t1, float (*acc)[TN])
+{
+    float *As = smem, *Bs = smem + STAGES * A_FLOATS;
     bool inside = K % 4 == 0 && N % 4 == 0 && bm + BM <= M && bn + BN <= N;
-    float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; i++)
 #pragma unroll
         for (int j = 0; j < TN; j++)
             acc[i][j] = 0.0f;
 #if AT
-    mainloop_t(As, Bs, A, B, M, N, K, bm, bn, ar, bc, inside, acc);
+    mainloop_t(As, Bs, A, B, M, N, K, bm, bn, ar, bc, inside, t0, t1, acc);
 #else
-    mainloop(As, Bs, A, B, M, N, K, bm, bn, ar, bc, inside, acc);
+    mainloop(As, Bs, A, B, M, N, K, bm, bn, ar, bc, inside, t0, t1, acc);
 #endif
+}
+
+#if SK
+/* Block b's range of the I shared k-tiles is [b I / G, (b + 1) I / G),
+ * G <= I blocks; range_owner is the block whose range holds k-tile i. */
+__device__ __forceinline__ long long range_start(int b, long long I, int G)
+{
+    return b * I / G;
+}
+
+__device__ __forceinline__ int range_owner(long long i, long long I, int G)
+{
+    return (int)(((i + 1) * G + I - 1) / I - 1);
+}
+
+/* Block b's slot of W for shared tile x: its first range's (2 b) or its
+ * last range's (2 b + 1); a slot is the TM x TN sums of each thread,
+ * THREADS floats apart. */
+__device__ __forceinline__ float *slot_of(float *W, int b, int x, int kt, long long I, int G)
+{
+    bool first = range_start(b, I, G) / kt == x;
+    return W + (size_t)(2 * b + (first ? 0 : 1)) * (BM * BN);
+}
+
+/* acc holds block b's part of shared tile x: true when b is the last of
+ * the tile's blocks to finish its part, the others' parts then added to
+ * acc; false when another block will store the tile. */
+__device__ __forceinline__ bool gather(float *W, int *Wc, int b, int x, int kt, long long I,
+                                       int G, float (*acc)[TN])
+{
+    int first = range_owner((long long)x * kt, I, G);
+    int last = range_owner((long long)x * kt + kt - 1, I, G);
+    float *mine = slot_of(W, b, x, kt, I, G);
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            __stcg(mine + (i * TN + j) * THREADS + threadIdx.x, acc[i][j]);
+    __threadfence();
+    __syncthreads(); /* every thread's part is out before the block counts */
+    if (!__syncthreads_or(threadIdx.x == 0 && atomicAdd(Wc + x, 1) == last - first))
+        return false;
+    if (threadIdx.x == 0)
+        Wc[x] = 0; /* every block of the tile has counted: ready for the next launch */
+    __threadfence();
+    for (int c = first; c <= last; c++) {
+        const float *part = slot_of(W, c, x, kt, I, G);
+        if (c == b)
+            continue;
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++)
+                acc[i][j] += __ldcg(part + (i * TN + j) * THREADS + threadIdx.x);
+    }
+    return true;
+}
+
+/* Stream K: the block's pieces (its tile, or the tiles its range of
+ * shared k-tiles touches, as k-tiles [t0, t1) of tile id), in one loop
+ * with one call of the main loop: a second, fully unrolled copy doubles
+ * the code, which at BK=32 cost more in instruction fetch than stream K
+ * gains (bench/gpu/logs/sgemm-2026-11-28.txt). */
+__device__ __forceinline__ void stream_k(float *smem, const float *A, const float *B, float *C,
+                                         float *W, int *Wc, int M, int N, int K, int ar, int bc,
+                                         float (*acc)[TN])
+{
+    int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN), kt = (K + BK - 1) / BK, bm, bn;
+    if (kt == 0) { /* K = 0: C = 0, a block a tile */
+#pragma unroll
+        for (int r = 0; r < TM; r++)
+#pragma unroll
+            for (int c = 0; c < TN; c++)
+                acc[r][c] = 0.0f;
+        tile_at(blockIdx.x, M, N, &bm, &bn);
+        store_tile(C, M, N, bm + ar, bn + bc, acc);
+        return;
+    }
+    int whole = tiles % SK == 0 ? tiles : tiles / SK * SK;
+    long long I = (long long)(tiles - whole) * kt, i, end;
+    int S = I < SK ? (int)I : SK, s = (int)blockIdx.x - whole;
+    if (s < 0) {
+        i = (long long)blockIdx.x * kt;
+        end = i + kt;
+    } else {
+        i = (long long)whole * kt + range_start(s, I, S);
+        end = (long long)whole * kt + range_start(s + 1, I, S);
+    }
+    while (i < end) {
+        int id = (int)(i / kt), t0 = (int)(i - (long long)id * kt);
+        int t1 = end - i < kt - t0 ? t0 + (int)(end - i) : kt;
+        tile_at(id, M, N, &bm, &bn);
+        tile_sums(smem, A, B, M, N, K, bm, bn, ar, bc, t0, t1, acc);
+        if ((t0 == 0 && t1 == kt) || gather(W, Wc, s, id - whole, kt, I, S, acc))
+            store_tile(C, M, N, bm + ar, bn + bc, acc);
+        __syncthreads(); /* the next piece's loads may overwrite the stages */
+        i += t1 - t0;
+    }
+}
+#endif
+
+extern "C" __global__ void __launch_bounds__(THREADS, MINB)
+gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
+     float *__restrict__ C, float *__restrict__ W, int *__restrict__ Wc)
+{
+    extern __shared__ __align__(16) float smem[];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int ar = (warp / WARPS_N) * WM + (lane / LX) * (AT ? 4 : 1);
+    int bc = (warp % WARPS_N) * WN + (lane % LX) * 4;
+    float acc[TM][TN];
+#if SK
+    stream_k(smem, A, B, C, W, Wc, M, N, K, ar, bc, acc);
+#else
+    int bm, bn;
+    tile_at(blockIdx.y * gridDim.x + blockIdx.x, M, N, &bm, &bn);
+    tile_sums(smem, A, B, M, N, K, bm, bn, ar, bc, 0, (K + BK - 1) / BK, acc);
     store_tile(C, M, N, bm + ar, bn + bc, acc);
+    (void)W;
+    (void)Wc;
+#endif
 }

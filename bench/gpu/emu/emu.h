@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <vector>
+#include <algorithm>
 
 struct alignas(16) float4 { float x, y, z, w; };
 static inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
@@ -25,6 +26,21 @@ extern thread_local unsigned emu_seed;
 #define __restrict__ __restrict
 #define __align__(n)
 static inline void __syncthreads() { pthread_barrier_wait(&emu_bar); }
+// the block-wide OR, the fence and the memory operations stream K uses
+extern int emu_or;
+static inline int __syncthreads_or(int p) {
+    if (p) __atomic_fetch_or(&emu_or, 1, __ATOMIC_SEQ_CST);
+    pthread_barrier_wait(&emu_bar);
+    int r = __atomic_load_n(&emu_or, __ATOMIC_SEQ_CST);
+    pthread_barrier_wait(&emu_bar);
+    if (threadIdx.x == 0) __atomic_store_n(&emu_or, 0, __ATOMIC_SEQ_CST);
+    pthread_barrier_wait(&emu_bar);
+    return r;
+}
+static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline int atomicAdd(int *p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+static inline float __ldcg(const float *p) { return *p; }
+static inline void __stcg(float *p, float v) { *p = v; }
 // cp.async: each copy lands now or at a later wait, at random
 struct emu_cp { float *dst; const float *src; int bytes; int group; };
 extern thread_local std::vector<emu_cp> emu_q;
