@@ -189,17 +189,17 @@ static size_t inner_rows(const kt_xgb_data *td, unsigned f, bool in, float *x, f
     return k;
 }
 
-/* The squared error, in the target's units (what R-squared scores), of
- * models with keep derived features over an inner cross-validation of
- * td, into *sse. */
+/* The squared errors of models with keep derived features over an inner
+ * cross-validation of td: sse[0] in the target's units (what R-squared
+ * scores), sse[1] of its log. */
 static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mparams *mp,
-                       double *sse, kt_diag *diag)
+                       double sse[2], kt_diag *diag)
 {
     size_t n = td->n, nf = td->nf;
     float *x = malloc((n * nf + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
     float *out = malloc((n + 1) * sizeof *out);
     int rc = x && y && out ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
-    *sse = 0;
+    sse[0] = sse[1] = 0;
     for (unsigned f = 0; rc == KT_OK && f < INNER_FOLDS; f++) {
         size_t ntr = inner_rows(td, f, false, x, y);
         size_t nva = inner_rows(td, f, true, x + ntr * nf, y + ntr);
@@ -210,7 +210,9 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mpara
             rc = predict(&m, x + ntr * nf, nva, nf, out, diag);
         for (size_t i = 0; rc == KT_OK && i < nva; i++) {
             double e = exp((double)out[i]) - exp((double)y[ntr + i]);
-            *sse += e * e;
+            double l = (double)out[i] - (double)y[ntr + i];
+            sse[0] += e * e;
+            sse[1] += l * l;
         }
         amodel_free(&m);
     }
@@ -221,13 +223,16 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mpara
 }
 
 /* The model of td's settings (how many derived features, mp->weight)
- * that an inner cross-validation of td alone finds predicts best, by the
- * squared error in the target's units: first o->derived derived features
- * or none (on few rows their choice can fit noise), then, where
- * o->weights, rows weighted by their target or not: taken in every fold,
- * weights lift Schoonhoven et al.'s convolutions, whose far-slow tiles
- * the trees had 2-3x too fast, and lower the hub's, so the training rows
- * decide (docs/ANALYSIS.md). */
+ * that an inner cross-validation of td alone finds predicts best.  First
+ * o->derived derived features or none, by the squared error in the
+ * target's units (on few rows their choice can fit noise).  Then, where
+ * o->weights, rows weighted by their target or not, by the product of the
+ * squared errors in the target's units and of its log: the page reports
+ * R-squared of both, and weights lower the first by counting a far-slow
+ * row's error by its size, where they may raise the second.  Taken in
+ * every fold, they lifted Schoonhoven et al.'s convolutions (far-slow
+ * tiles the trees had 2-3x too fast) and lowered the hub's (and its log
+ * R-squared on AMD GPUs): docs/ANALYSIS.md. */
 static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analyze_opts *o,
                         mparams *mp, size_t *keep, kt_diag *diag)
 {
@@ -235,20 +240,20 @@ static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analy
     mp->weight = 0;
     if (td->n < 2 * INNER_FOLDS || ((o->derived == 0 || d->ncand == 0) && !o->weights))
         return KT_OK;
-    double best = 0, err = 0;
-    int rc = inner_error(d, td, 0, mp, &best, diag);
+    double best[2] = {0, 0}, err[2] = {0, 0};
+    int rc = inner_error(d, td, 0, mp, best, diag);
     if (rc == KT_OK && o->derived > 0 && d->ncand > 0) {
-        rc = inner_error(d, td, o->derived, mp, &err, diag);
-        if (rc == KT_OK && err < best) {
-            best = err;
+        rc = inner_error(d, td, o->derived, mp, err, diag);
+        if (rc == KT_OK && err[0] < best[0]) {
+            best[0] = err[0], best[1] = err[1];
             *keep = o->derived;
         }
     }
     if (rc != KT_OK || !o->weights)
         return rc;
     mp->weight = 1;
-    rc = inner_error(d, td, *keep, mp, &err, diag);
-    if (rc != KT_OK || err >= best)
+    rc = inner_error(d, td, *keep, mp, err, diag);
+    if (rc != KT_OK || err[0] * err[1] >= best[0] * best[1])
         mp->weight = 0;
     return rc;
 }
