@@ -1800,6 +1800,14 @@ typedef struct ktune_analyze_opts {
                                 held-out cost; SHAP, interactions and
                                 partial dependence use the parameters
                                 alone.  0: none */
+    bool weights;            /* whether the inner cross-validation may also
+                                weight each row by its target over their
+                                geometric mean (true): a model of the log
+                                then counts a row's error by its size in
+                                the target's units, which R-squared scores,
+                                where the far-slow few carry the variance.
+                                It costs another inner cross-validation per
+                                fold; false: every row weighs the same */
 } ktune_analyze_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */

@@ -30,7 +30,8 @@ void ktune_analyze_opts_init(ktune_analyze_opts *o)
         return;
     *o = (ktune_analyze_opts){.size = sizeof *o, .folds = 5, .rounds = 300, .depth = 6,
                               .shap_rows = 1000, .interaction_rows = 200, .top = 3,
-                              .seed = 1, .threads = 1, .derived = 16};
+                              .seed = 1, .threads = 1, .derived = 16,
+                              .weights = true};
 }
 
 static int check_opts(const ktune_analyze_opts *o, kt_diag *diag)

@@ -21,8 +21,9 @@ static void analysis_opts(ktune_analyze_opts *o, const char *kernel, const char 
     o->targets = 1u << KTUNE_TARGET_TIME | (energy ? 1u << KTUNE_TARGET_ENERGY : 0);
     o->folds = 3, o->rounds = 100, o->shap_rows = 400, o->interaction_rows = 0;
     o->top = PD_TOP;
-    o->derived = 0; /* a page drawn in a second: derived features' inner
-                       cross-validation costs several times the models */
+    o->derived = 0; /* a page drawn in a second: derived features' and */
+    o->weights = false; /* weights' inner cross-validations cost several
+                           times the models */
 }
 
 static void importance_fig(kt_rp *rp, const ktune_analysis *an, ktune_target t)

@@ -11,7 +11,8 @@
 static const char USAGE[] =
     "usage: ktune analyze --kernel NAME [--db FILE] [--device NAME] [--problem KEY]\n"
     "                     [--target LIST] [--folds K] [--rounds N] [--top K]\n"
-    "                     [--derived N] [--seed N] [--threads N] [--json]\n\n"
+    "                     [--derived N] [--no-weights] [--seed N] [--threads N]\n"
+    "                     [--json]\n\n"
     "Learn the kernel's time, energy and power per call from its tuning\n"
     "parameters and problem fields (gradient-boosted trees, XGBoost), over\n"
     "every ok measurement of it in the database, own or imported; report\n"
@@ -48,6 +49,9 @@ static const char USAGE[] =
     "                      the fit and the ranking, while SHAP and partial\n"
     "                      dependence use the parameters alone (default 16;\n"
     "                      0: none)\n"
+    "  --no-weights        every row weighs the same (default: an inner\n"
+    "                      cross-validation may weight each row by its time,\n"
+    "                      so that a model of the log counts errors in ms)\n"
     "  --seed N            folds and samples (default 1)\n"
     "  --threads N         XGBoost's threads (default 1)\n"
     "  --json              one JSON object on stdout\n"
@@ -100,6 +104,7 @@ static int parse_opt(int c, an_args *a)
     case 'r': rc = parse_num("--rounds", optarg, 1, 100000, &v), a->o.rounds = (unsigned)v; break;
     case 'T': rc = parse_num("--top", optarg, 0, 1000, &v), a->o.top = (size_t)v; break;
     case 'x': rc = parse_num("--derived", optarg, 0, 1000, &v), a->o.derived = (size_t)v; break;
+    case 'w': a->o.weights = false; break;
     case 's': rc = cli_parse_u64("analyze", "--seed", optarg, &a->o.seed); break;
     case 'n': rc = parse_num("--threads", optarg, 1, 1024, &v), a->o.threads = (unsigned)v; break;
     case 'j': a->json = true; break;
@@ -116,7 +121,7 @@ static int parse(int argc, char **argv, an_args *a)
         {"target", required_argument, 0, 't'}, {"folds", required_argument, 0, 'f'},
         {"rounds", required_argument, 0, 'r'}, {"top", required_argument, 0, 'T'},
         {"seed", required_argument, 0, 's'},   {"threads", required_argument, 0, 'n'},
-        {"derived", required_argument, 0, 'x'},
+        {"derived", required_argument, 0, 'x'}, {"no-weights", no_argument, 0, 'w'},
         {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;

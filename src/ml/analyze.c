@@ -46,6 +46,9 @@ typedef struct mparams {
     char depth[16], threads[16], seed[24], base[32];
     const char *list[15];
     int rounds;
+    double weight;        /* each row weighs its target to this power
+                             (relative to the geometric mean): 0, or 1
+                             where the inner cross-validation takes it */
 } mparams;
 
 static void params_init(mparams *p, const ktune_analyze_opts *o)
@@ -57,6 +60,7 @@ static void params_init(mparams *p, const ktune_analyze_opts *o)
                        "tree_method", "hist", "nthread", p->threads, "seed", p->seed, "base_score", p->base, NULL};
     memcpy(p->list, l, sizeof l);
     p->rounds = (int)o->rounds;
+    p->weight = 0;
 }
 
 /* Boosting starts from the mean of the labels, not XGBoost's 0.5: logs of
@@ -107,6 +111,24 @@ static kt_xgb_data gather(const tdata *d, const size_t *sel, size_t k, float *x,
     return (kt_xgb_data){.x = x, .y = y, .n = k, .nf = d->nf};
 }
 
+/* Weights of n rows of log targets y: each target over their geometric
+ * mean, to the power p, scaled to a mean of 1 (fresh; NULL: out of
+ * memory).  A model of the log learns every row's error as a ratio; with
+ * p = 1 a row counts as its size in the target's units, which R-squared
+ * scores, and the far-slow few stop being outvoted by the many fast. */
+static float *time_weights(const float *y, size_t n, double p)
+{
+    float *w = malloc((n + 1) * sizeof *w);
+    double mean = 0, sum = 0;
+    for (size_t i = 0; w && i < n; i++)
+        mean += y[i] / (double)n;
+    for (size_t i = 0; w && i < n; i++)
+        sum += (w[i] = (float)exp(p * (y[i] - mean)));
+    for (size_t i = 0; w && i < n; i++)
+        w[i] = (float)(w[i] * (double)n / sum);
+    return w;
+}
+
 /* A model of td (base features, rows shuffled) with the keep derived
  * features a model of all candidates leans on most. */
 static int fit(const tdata *d, const kt_xgb_data *td, size_t keep, mparams *mp, amodel *m,
@@ -115,14 +137,23 @@ static int fit(const tdata *d, const kt_xgb_data *td, size_t keep, mparams *mp, 
     *m = (amodel){0};
     set_base(mp, td->y, td->n);
     kt_xgb_opts xo = {.params = mp->list, .rounds = mp->rounds};
+    float *w = NULL;
+    kt_xgb_data tw = *td;
+    if (mp->weight != 0) {
+        if (!(w = time_weights(td->y, td->n, mp->weight)))
+            return kt_fail(diag, KT_ENOMEM, "out of memory");
+        tw.w = w;
+        td = &tw;
+    }
     int rc = kt_derived_select(td, &xo, d->cand, d->ncand, keep, &m->d, &m->nd, diag);
     float *x = NULL;
     if (rc == KT_OK && kt_derived_matrix(td->x, td->n, td->nf, m->d, m->nd, &x) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK) {
-        kt_xgb_data xd = {.x = x, .y = td->y, .n = td->n, .nf = td->nf + m->nd};
+        kt_xgb_data xd = {.x = x, .y = td->y, .w = td->w, .n = td->n, .nf = td->nf + m->nd};
         rc = kt_xgb_train(&xd, &xo, &m->b, diag);
     }
+    free(w);
     free(x);
     if (rc != KT_OK)
         amodel_free(m);
@@ -158,17 +189,17 @@ static size_t inner_rows(const kt_xgb_data *td, unsigned f, bool in, float *x, f
     return k;
 }
 
-/* The squared error, in the target's units (what R-squared scores), of
- * models with keep derived features over an inner cross-validation of
- * td, into *sse. */
+/* The squared errors of models with keep derived features over an inner
+ * cross-validation of td: sse[0] in the target's units (what R-squared
+ * scores), sse[1] of its log. */
 static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mparams *mp,
-                       double *sse, kt_diag *diag)
+                       double sse[2], kt_diag *diag)
 {
     size_t n = td->n, nf = td->nf;
     float *x = malloc((n * nf + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
     float *out = malloc((n + 1) * sizeof *out);
     int rc = x && y && out ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
-    *sse = 0;
+    sse[0] = sse[1] = 0;
     for (unsigned f = 0; rc == KT_OK && f < INNER_FOLDS; f++) {
         size_t ntr = inner_rows(td, f, false, x, y);
         size_t nva = inner_rows(td, f, true, x + ntr * nf, y + ntr);
@@ -179,7 +210,9 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mpara
             rc = predict(&m, x + ntr * nf, nva, nf, out, diag);
         for (size_t i = 0; rc == KT_OK && i < nva; i++) {
             double e = exp((double)out[i]) - exp((double)y[ntr + i]);
-            *sse += e * e;
+            double l = (double)out[i] - (double)y[ntr + i];
+            sse[0] += e * e;
+            sse[1] += l * l;
         }
         amodel_free(&m);
     }
@@ -189,20 +222,39 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mpara
     return rc;
 }
 
-/* How many derived features the models of td get: o->derived where an
- * inner cross-validation of td says they predict better than none (on
- * few rows their choice can fit noise), else 0. */
-static int choose_derived(const tdata *d, const kt_xgb_data *td, const ktune_analyze_opts *o,
-                          mparams *mp, size_t *keep, kt_diag *diag)
+/* The model of td's settings (how many derived features, mp->weight)
+ * that an inner cross-validation of td alone finds predicts best.  First
+ * o->derived derived features or none, by the squared error in the
+ * target's units (on few rows their choice can fit noise).  Then, where
+ * o->weights, rows weighted by their target or not, by the product of the
+ * squared errors in the target's units and of its log: the page reports
+ * R-squared of both, and weights lower the first by counting a far-slow
+ * row's error by its size, where they may raise the second.  Taken in
+ * every fold, they lifted Schoonhoven et al.'s convolutions (far-slow
+ * tiles the trees had 2-3x too fast) and lowered the hub's (and its log
+ * R-squared on AMD GPUs): docs/ANALYSIS.md. */
+static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analyze_opts *o,
+                        mparams *mp, size_t *keep, kt_diag *diag)
 {
     *keep = 0;
-    if (o->derived == 0 || d->ncand == 0 || td->n < 2 * INNER_FOLDS)
+    mp->weight = 0;
+    if (td->n < 2 * INNER_FOLDS || ((o->derived == 0 || d->ncand == 0) && !o->weights))
         return KT_OK;
-    double plain = 0, derived = 0;
-    int rc = inner_error(d, td, 0, mp, &plain, diag);
-    if (rc == KT_OK)
-        rc = inner_error(d, td, o->derived, mp, &derived, diag);
-    *keep = rc == KT_OK && derived < plain ? o->derived : 0;
+    double best[2] = {0, 0}, err[2] = {0, 0};
+    int rc = inner_error(d, td, 0, mp, best, diag);
+    if (rc == KT_OK && o->derived > 0 && d->ncand > 0) {
+        rc = inner_error(d, td, o->derived, mp, err, diag);
+        if (rc == KT_OK && err[0] < best[0]) {
+            best[0] = err[0], best[1] = err[1];
+            *keep = o->derived;
+        }
+    }
+    if (rc != KT_OK || !o->weights)
+        return rc;
+    mp->weight = 1;
+    rc = inner_error(d, td, *keep, mp, err, diag);
+    if (rc != KT_OK || err[0] * err[1] >= best[0] * best[1])
+        mp->weight = 0;
     return rc;
 }
 
@@ -244,9 +296,10 @@ static int run_fold(const tdata *d, const size_t *perm, const ktune_analyze_opts
     size_t keep = 0;
     if (rc == KT_OK) {
         kt_xgb_data td = gather(d, tr, ntr, x, y);
-        rc = choose_derived(d, &td, o, mp, &keep, diag);
+        rc = choose_model(d, &td, o, mp, &keep, diag);
         if (rc == KT_OK)
             rc = fit(d, &td, keep, mp, &m, diag);
+        mp->weight = 0; /* the explaining model is unweighted */
     }
     if (rc == KT_OK) {
         gather(d, te, nte, x, y);

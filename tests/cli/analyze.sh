@@ -55,6 +55,11 @@ pass "a recording without energy is analysed on time alone"
     grep -Eq '^time +20 ' || fail "--derived 0"
 pass "analyze --derived 0 models the parameters alone"
 
+# every row weighing the same, as before weights: the same rows, a model
+"$KTUNE" analyze --db "$DB" --kernel syn --rounds 20 --derived 0 --no-weights --target time |
+    grep -Eq '^time +20 ' || fail "--no-weights"
+pass "analyze --no-weights models with every row weighing the same"
+
 expect_fail 1 "^ktune: error: no ok measurement of kernel 'nosuch' in the database$" \
     "$KTUNE" analyze --db "$DB" --kernel nosuch
 expect_fail 1 "0 of 15 rows have a reading of energy" \
