@@ -70,7 +70,7 @@ check "sgemm 4096^3: rc=$rc, $1 rows stored, $2 verified, $3 with time and energ
 # long calls: one configuration, one call spanning several counter steps
 pinned=$DIR/kernels/gemm/gemm-cuda-long.json
 python3 "$HERE/pin_config.py" "$DIR/kernels/gemm/gemm-cuda.json" \
-    BM=128,BN=128,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1 > "$pinned"
+    BM=128,BN=128,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0 > "$pinned"
 rc=0
 for k in 16384 32768; do
     $KT tune "$pinned" --problem M=8192,N=8192,K=$k --db "$OUT/long.db" --cache "$OUT/cache" \

@@ -115,7 +115,7 @@ pin "$X/xgemm-opencl.json" MWG=128,NWG=128,MDIMC=16,NDIMC=8,MDIMA=32,NDIMB=32,VW
     titanrtx-on-ocl --platform "$PLATFORM"
 # ktune's own SGEMM, its default configuration
 pin "$DIR/kernels/gemm/gemm-cuda.json" \
-    BM=128,BN=128,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1 sgemm
+    BM=128,BN=128,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0 sgemm
 
 "$KT" db export csv --db "$W/xgemm.db" >"$OUT/xgemm.csv"
 dev=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"])' \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # sgemm_emu.sh - check kernels/gemm/gemm.cu on the CPU (no GPU needed): for
-# each configuration key given ("BM=128,BN=256,...,AT=1"), build the kernel
+# each configuration key given ("BM=128,BN=256,...,AT=1,SK=0"), build the kernel
 # with g++ against emu.h and run it at shapes that take the interior fast
 # path, the edges, partial k-tiles, K and N not multiples of 4, and a
 # matrix smaller than one tile; one line per configuration.
