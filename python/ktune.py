@@ -968,7 +968,7 @@ class Database(_Handle):
         targets: names of targets() that must be modelled (None: time, and
         energy and power where the rows have them); opts: the other fields
         of ktune_analyze_opts (folds, rounds, depth, shap_rows,
-        interaction_rows, top, seed, threads, derived)."""
+        interaction_rows, top, seed, threads, derived, weights)."""
         o = _opts(_AnalyzeOpts, _analyze_opts_init)
         keep = []
         _set(o, dict(kernel=kernel, device=device, problem=problem, **opts), keep)
@@ -1160,7 +1160,7 @@ class _AnalyzeOpts(_c.Structure):
                 ("targets", _c.c_uint), ("folds", _c.c_uint), ("rounds", _c.c_uint),
                 ("depth", _c.c_uint), ("shap_rows", _sz), ("interaction_rows", _sz),
                 ("top", _sz), ("seed", _u64), ("threads", _c.c_uint),
-                ("derived", _sz)]
+                ("derived", _sz), ("weights", _c.c_bool)]
 
 
 class _AnalysisInfo(_c.Structure):

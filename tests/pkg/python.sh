@@ -250,6 +250,8 @@ with ktune.Database("copy.db") as db:
     assert an.check == "agree" and an.ablation[1]["sd"] == 0, an.ablation
     assert [x["check"] for x in an.ablation[:2]] == ["none", "agree"], an.ablation
     assert an.importance["time"][0]["cost"] > 2 and an.importance["time"][0]["worst"] in "04"
+    an = db.analyze("syn", rounds=40, weights=False)  # every row weighing the same
+    assert an.rows == 20 and an.fit["time"]["r2"] > 0.5, an.fit
     raises("ENOTFOUND", db.analyze, "nosuch")
     rep = db.report(kernel="syn", title="py <report>", no_analysis=True)
     assert rep.html.lstrip().lower().startswith("<!doctype html") and rep.kernels == 1
