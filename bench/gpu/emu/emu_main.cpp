@@ -1,7 +1,8 @@
 // emu_main.cpp - runs kernels/gemm/gemm.cu (its PTX helpers replaced by
 // emu.h, included as kernel.cu) on the CPU at M N K given as arguments, block
-// by block in a random order, and compares C with a double-precision product: "ok" or "FAIL"
-// and the relative error (norm of the difference over norm of the product),
+// by block in a random order, and compares C with a double-precision product:
+// "ok" or "FAIL" and the relative error (norm of the difference over norm of
+// the product),
 // exit status 1 on failure.  Shared memory is NaN-poisoned before each block,
 // C and stream K's partial sums (W) before each launch, so unwritten or
 // unloaded elements fail.  The kernel is launched twice, and stream K's
@@ -21,7 +22,8 @@ static void *run(void *p) {
     if (!emu_q.empty()) { fprintf(stderr, "cp.async left pending\n"); }
     return 0;
 }
-// One launch, its blocks one after another; false if a counter is left set.
+// One launch, its blocks one after another in a random order; false if a
+// counter is left set.
 static bool launch(int M, int N, int K, const float *A, const float *B, float *C,
                    std::vector<float> &W, std::vector<int> &Wc) {
     std::fill(C, C + (size_t)M * N, NAN);
