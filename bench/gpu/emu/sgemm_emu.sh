@@ -3,9 +3,9 @@
 # each configuration key given ("BM=128,BN=256,...,AT=1,SK=0"), build the kernel
 # with g++ against emu.h and run it at shapes that take the interior fast
 # path, the edges, partial k-tiles, K and N not multiples of 4, and a
-# matrix smaller than one tile; one line per configuration.  These shapes
-# have fewer tiles than the spec's SK=132, so stream K's sharing is checked
-# with SK of 3 to 11 in the key.
+# matrix smaller than one tile; one line per configuration.  At these
+# shapes the spec's SK=132 shares every tile among up to 132 blocks; an SK
+# of 3 to 11 in the key also checks whole waves beside the shared tiles.
 #
 #   bench/gpu/emu/sgemm_emu.sh KEY...
 #   build/ktune space kernels/gemm/gemm-cuda.json --list | shuf -n 20 | xargs bench/gpu/emu/sgemm_emu.sh
