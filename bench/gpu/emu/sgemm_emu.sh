@@ -9,13 +9,18 @@
 #
 #   bench/gpu/emu/sgemm_emu.sh KEY...
 #   build/ktune space kernels/gemm/gemm-cuda.json --list | shuf -n 20 | xargs bench/gpu/emu/sgemm_emu.sh
+# KERNEL: another copy of gemm.cu to check (default the shipped one); CXX:
+# the C++ compiler (default c++, else clang++, which ktune's dependencies
+# install); tests/cli/sgemm_emu.sh runs it in `make check`.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+KERNEL=${KERNEL:-$HERE/../../../kernels/gemm/gemm.cu}
+CXX=${CXX:-$(command -v c++ || command -v clang++ || echo c++)}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # the kernel without its PTX helpers (smem_addr .. cp_wait), which emu.h
 # provides, and with its shared memory the emulator's
-python3 - "$HERE/../../../kernels/gemm/gemm.cu" "$W/kernel.cu" <<'PY'
+python3 - "$KERNEL" "$W/kernel.cu" <<'PY'
 import sys
 s = open(sys.argv[1]).read()
 i, j = s.index("__device__ __forceinline__ unsigned smem_addr"), s.index("/* Rows [r0, r0 + BR)")
@@ -27,7 +32,7 @@ cp "$HERE/emu.h" "$HERE/emu_main.cpp" "$W/"
 rc=0
 for key in "$@"; do
     defs=$(echo "$key" | tr ',' '\n' | sed 's/^/-D/' | tr '\n' ' ')
-    if ! g++ -O1 -std=c++17 -pthread $defs "$W/emu_main.cpp" -o "$W/t" 2>"$W/err"; then
+    if ! "$CXX" -O1 -std=c++17 -pthread $defs "$W/emu_main.cpp" -o "$W/t" 2>"$W/err"; then
         echo "$key: build failed: $(head -c 300 "$W/err")"; rc=1; continue
     fi
     line="$key:"
