@@ -53,20 +53,33 @@ static ktune_db *product_db(void)
     return synthetic_db("prod", 24, 24, 1, product_time);
 }
 
-/* The held-out R-squared of time; least: the feature with the smallest
- * mean |contribution|. */
-static double r2_with(ktune_db *db, const char *kernel, size_t derived, char *least)
+/* The kernel's time modelled with derived derived features and weights
+ * or not (quick under the sanitizers): the analysis, its held-out
+ * R-squared of time in *r2. */
+static ktune_analysis *time_model(ktune_db *db, const char *kernel, size_t derived,
+                                  bool weights, double *r2)
 {
     ktune_analyze_opts o;
     ktune_analyze_opts_init(&o);
     o.kernel = kernel;
-    o.rounds = 60; /* quick under the sanitizers */
+    o.rounds = 60;
     o.derived = derived;
+    o.weights = weights;
     ktune_analysis *a = NULL;
     ktune_diag d = {{0}};
     CHECK(ktune_analyze(db, &o, &a, &d) == KTUNE_OK);
     ktune_fit fit;
     CHECK(ktune_analysis_fit(a, KTUNE_TARGET_TIME, &fit) == KTUNE_OK);
+    *r2 = fit.r2;
+    return a;
+}
+
+/* The held-out R-squared of time; least: the feature with the smallest
+ * mean |contribution|. */
+static double r2_with(ktune_db *db, const char *kernel, size_t derived, char *least)
+{
+    double r2;
+    ktune_analysis *a = time_model(db, kernel, derived, true, &r2);
     ktune_importance imp[4];
     CHECK_EQ_INT(ktune_analysis_importance(a, KTUNE_TARGET_TIME, imp, 4), 3);
     size_t min = 0;
@@ -74,7 +87,7 @@ static double r2_with(ktune_db *db, const char *kernel, size_t derived, char *le
         min = imp[i].mean_abs < imp[min].mean_abs ? i : min;
     snprintf(least, 16, "%s", ktune_analysis_feature(a, imp[min].feature));
     ktune_analysis_free(a);
-    return fit.r2;
+    return r2;
 }
 
 /* The kernel's time is learnt with derived features (held-out R2 above
@@ -138,21 +151,13 @@ static double slow_time(int a, int b, int c)
     return (a % 6 == 0 && b >= 22 ? 40 : 1) * fast;
 }
 
-/* The held-out R-squared of time with or without weights. */
+/* The held-out R-squared of time with or without weights (and the
+ * default 16 derived features). */
 static double r2_weighted(ktune_db *db, const char *kernel, bool weights)
 {
-    ktune_analyze_opts o;
-    ktune_analyze_opts_init(&o);
-    o.kernel = kernel;
-    o.rounds = 60;
-    o.weights = weights;
-    ktune_analysis *a = NULL;
-    ktune_diag d = {{0}};
-    CHECK(ktune_analyze(db, &o, &a, &d) == KTUNE_OK);
-    ktune_fit fit;
-    CHECK(ktune_analysis_fit(a, KTUNE_TARGET_TIME, &fit) == KTUNE_OK);
-    ktune_analysis_free(a);
-    return fit.r2;
+    double r2;
+    ktune_analysis_free(time_model(db, kernel, 16, weights, &r2));
+    return r2;
 }
 
 /* A model of the log counts a 40 ms row's error as a ratio, like a 1 ms
