@@ -411,6 +411,15 @@ __device__ __forceinline__ void tile_at(int id, int M, int N, int *bm, int *bn)
     *bn = (id % (GM * gx)) / group * BN;
 }
 
+__device__ __forceinline__ void zero_tile(float (*acc)[TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] = 0.0f;
+}
+
 /* The thread's sums over k-tiles [t0, t1) of the tile at (bm, bn). */
 __device__ __forceinline__ void tile_sums(float *smem, const float *A, const float *B, int M,
                                           int N, int K, int bm, int bn, int ar, int bc, int t0,
@@ -418,11 +427,7 @@ __device__ __forceinline__ void tile_sums(float *smem, const float *A, const flo
 {
     float *As = smem, *Bs = smem + STAGES * A_FLOATS;
     bool inside = K % 4 == 0 && N % 4 == 0 && bm + BM <= M && bn + BN <= N;
-#pragma unroll
-    for (int i = 0; i < TM; i++)
-#pragma unroll
-        for (int j = 0; j < TN; j++)
-            acc[i][j] = 0.0f;
+    zero_tile(acc);
 #if AT
     mainloop_t(As, Bs, A, B, M, N, K, bm, bn, ar, bc, inside, t0, t1, acc);
 #else
@@ -497,11 +502,7 @@ __device__ __forceinline__ void stream_k(float *smem, const float *A, const floa
 {
     int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN), kt = (K + BK - 1) / BK, bm, bn;
     if (kt == 0) { /* K = 0: C = 0, a block a tile */
-#pragma unroll
-        for (int r = 0; r < TM; r++)
-#pragma unroll
-            for (int c = 0; c < TN; c++)
-                acc[r][c] = 0.0f;
+        zero_tile(acc);
         tile_at(blockIdx.x, M, N, &bm, &bn);
         store_tile(C, M, N, bm + ar, bn + bc, acc);
         return;
