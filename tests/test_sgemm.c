@@ -15,12 +15,14 @@
 
 /* The H100's choices at 4096^3 (bench/gpu/logs/sgemm-2026-11-24-2.txt):
  * A transposed with 8 x 16 and 16 x 8 thread tiles, and the layout before
- * it (AT=0). */
+ * it (AT=0); stream K; and the H200's at 4096^3 and 8192^3 with a register
+ * cap (__maxnreg__, bench/gpu/logs/sgemm-nreg-2026-11-28.txt). */
 static const char *const CHOSEN[] = {
-    "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0",
-    "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0",
-    "BM=64,BN=64,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=3,GM=1,MINB=2,AT=0,SK=0",
-    "BM=128,BN=256,BK=32,WM=128,WN=32,TM=16,TN=8,STAGES=4,GM=8,MINB=1,AT=1,SK=132"};
+    "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0,NREG=0",
+    "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0",
+    "BM=64,BN=64,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=3,GM=1,MINB=2,AT=0,SK=0,NREG=0",
+    "BM=128,BN=256,BK=32,WM=128,WN=32,TM=16,TN=8,STAGES=4,GM=8,MINB=1,AT=1,SK=132,NREG=0",
+    "BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0,NREG=216"};
 
 static kt_spec *load_sgemm(void)
 {
@@ -68,13 +70,13 @@ static void test_transposed_a_layout_is_in_the_space(void)
     CHECK_EQ_INT((int)l.grid[1], 32);
     CHECK_EQ_INT((int)l.shared, 3 * (128 * 32 + 4 * 32 + 32 * 256) * 4);
     l = launch_of(spec, "M=4096,N=4096,K=4096",
-                  "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=0,SK=0",
+                  "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=0,SK=0,NREG=0",
                   &valid);
     CHECK(!valid); /* 8 x 16 needs AT=1's fewer fragment registers */
     CHECK_EQ_INT((int)l.shared, 3 * (128 * 36 + 32 * 256) * 4);
     /* MINB caps registers at 65536 / (threads MINB): not below 128 */
     launch_of(spec, "M=4096,N=4096,K=4096",
-              "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=4,AT=1,SK=0", &valid);
+              "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=4,AT=1,SK=0,NREG=0", &valid);
     CHECK(!valid);
     kt_spec_free(spec);
 }
@@ -144,22 +146,40 @@ static void test_space_is_narrowed_where_measured(void)
 {
     kt_spec *spec = load_sgemm();
     const char *big = "M=4096,N=4096,K=4096", *odd = "M=1000,N=1003,K=517";
-    const char *spill = "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0";
+    const char *spill = "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0";
     CHECK(!valid_at(spec, big, spill));
     CHECK(!valid_at(spec, odd, spill));
     /* AT=0, 8 x 8 tiles, BK=8, BN=64 and GM=1 are out at 4096^2 and in at
      * the odd shape */
     const char *out[] = {CHOSEN[2],
-                         "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=2,AT=1,SK=0",
-                         "BM=128,BN=256,BK=8,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0",
-                         "BM=128,BN=64,BK=16,WM=128,WN=32,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0",
-                         "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=1,MINB=1,AT=1,SK=0"};
+                         "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=2,AT=1,SK=0,NREG=0",
+                         "BM=128,BN=256,BK=8,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0",
+                         "BM=128,BN=64,BK=16,WM=128,WN=32,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0",
+                         "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=1,MINB=1,AT=1,SK=0,NREG=0"};
     for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
         CHECK(!valid_at(spec, big, out[i]));
         CHECK(valid_at(spec, odd, out[i]));
     }
     for (size_t i = 0; i < 2; i++)
         CHECK(valid_at(spec, big, CHOSEN[i]) && valid_at(spec, "M=8192,N=8192,K=8192", CHOSEN[i]));
+    kt_spec_free(spec);
+}
+
+/* NREG caps registers with __maxnreg__, which replaces __launch_bounds__:
+ * only with MINB=1, only on the 128-output thread tiles it was measured on,
+ * and never more registers than a multiprocessor holds for the block. */
+static void test_register_cap_where_it_fits(void)
+{
+    kt_spec *spec = load_sgemm();
+    const char *odd = "M=1000,N=1003,K=517";
+    CHECK(valid_at(spec, "M=4096,N=4096,K=4096", CHOSEN[4]));
+    CHECK(valid_at(spec, odd, CHOSEN[4]));
+    const char *out[] = {
+        "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=16,STAGES=2,GM=8,MINB=2,AT=1,SK=0,NREG=216",
+        "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=216",
+        "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=216"};
+    for (size_t i = 0; i < sizeof out / sizeof *out; i++)
+        CHECK(!valid_at(spec, odd, out[i]));
     kt_spec_free(spec);
 }
 
@@ -196,6 +216,7 @@ static void test_chosen_configurations_compile(void)
 static const kt_test TESTS[] = {
     KT_T(test_transposed_a_layout_is_in_the_space),
     KT_T(test_space_is_narrowed_where_measured),
+    KT_T(test_register_cap_where_it_fits),
     KT_T(test_stream_k_grid_and_workspace),
     KT_T(test_chosen_configurations_compile),
 };

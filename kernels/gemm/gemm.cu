@@ -36,7 +36,11 @@
  *                for (__launch_bounds__: caps registers per thread);
  *   AT           A's layout in shared memory (above);
  *   SK           0: a block per tile of C; else stream K over SK
- *                multiprocessors (132 on the H100 and H200; below).
+ *                multiprocessors (132 on the H100 and H200; below);
+ *   NREG         0: registers capped by MINB alone; else at most NREG a
+ *                thread (__maxnreg__, MINB then 1): a cap moves ptxas's
+ *                register allocation, and with it how many FFMA read two
+ *                operands from one register bank (PERFORMANCE.md).
  * Launch: block ((BM / WM) (BN / WN) 32), dynamic shared memory STAGES (BM
  * BK + 4 (AT ? BK : BM) + BK BN) 4 bytes; grid (ceil(N / BN), ceil(M /
  * BM)), or with SK the tiles' whole waves of SK plus up to SK blocks
@@ -92,6 +96,9 @@
 #endif
 #ifndef SK
 #define SK 0
+#endif
+#ifndef NREG
+#define NREG 0
 #endif
 
 #define LY (WM / TM)
@@ -530,7 +537,13 @@ __device__ __forceinline__ void stream_k(float *smem, const float *A, const floa
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(THREADS, MINB)
+#if NREG
+#define BOUNDS __maxnreg__(NREG) /* cannot be given with __launch_bounds__ */
+#else
+#define BOUNDS __launch_bounds__(THREADS, MINB)
+#endif
+
+extern "C" __global__ void BOUNDS
 gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
      float *__restrict__ C, float *__restrict__ W, int *__restrict__ Wc)
 {

@@ -23,6 +23,7 @@ extern thread_local unsigned emu_seed;
 #define __device__
 #define __forceinline__ inline
 #define __launch_bounds__(a, b)
+#define __maxnreg__(n)
 #define __restrict__ __restrict
 #define __align__(n)
 static inline void __syncthreads() { pthread_barrier_wait(&emu_bar); }
