@@ -125,16 +125,23 @@ static int front_row(void *user, const kt_db_row *row)
     return 0;
 }
 
+/* o's rows X=1 and X=2, of (ms, joules) each, marked as its front. */
+static void front_of_two(one *o, double ms1, double joules1, double ms2, double joules2)
+{
+    kt_diag d = {{0}};
+    put(o, "X=1", res(KT_STATUS_OK, ms1, joules1));
+    put(o, "X=2", res(KT_STATUS_OK, ms2, joules2));
+    const char *of[] = {"X=1", "X=2"};
+    CHECK(kt_db_front_mark(o->db, o->dev, o->prob, of, 2, &d) == KT_OK);
+}
+
 static void test_fronts_merge_into_the_front_of_their_union(void)
 {
     one a = open_one("a.db", 0), out = open_one("out.db", 0);
     kt_diag d = {{0}};
     /* out's front: X=1 (1 ms, 9 J), X=2 (5 ms, 2 J); a's: X=3 (2 ms, 3 J)
      * and X=4 (0.5 ms, 20 J), and X=5 equal to X=2 */
-    put(&out, "X=1", res(KT_STATUS_OK, 1, 9));
-    put(&out, "X=2", res(KT_STATUS_OK, 5, 2));
-    const char *of[] = {"X=1", "X=2"};
-    CHECK(kt_db_front_mark(out.db, out.dev, out.prob, of, 2, &d) == KT_OK);
+    front_of_two(&out, 1, 9, 5, 2);
     put(&a, "X=3", res(KT_STATUS_OK, 2, 3));
     put(&a, "X=4", res(KT_STATUS_OK, 0.5, 20));
     put(&a, "X=5", res(KT_STATUS_OK, 5, 2));
@@ -311,10 +318,7 @@ static void test_a_mark_the_means_leave_dominated_leaves_the_front(void)
 {
     one a = open_one("a.db", 0), out = open_one("out.db", 0);
     kt_diag d = {{0}};
-    put(&out, "X=1", res(KT_STATUS_OK, 6, 8));
-    put(&out, "X=2", res(KT_STATUS_OK, 3, 20));
-    const char *of[] = {"X=1", "X=2"};
-    CHECK(kt_db_front_mark(out.db, out.dev, out.prob, of, 2, &d) == KT_OK);
+    front_of_two(&out, 6, 8, 3, 20);
     put(&a, "X=1", res(KT_STATUS_OK, 2, 40)); /* X=1's mean: 4 ms, 24 J */
     kt_db_close(a.db);
     const char *paths[] = {kt_test_tmp("a.db")};
