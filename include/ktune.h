@@ -856,6 +856,38 @@ typedef struct ktune_merge_stats {
 KTUNE_API int ktune_db_merge(ktune_db *db, const char *path, ktune_merge_stats *stats,
                              ktune_diag *diag);
 
+/* What ktune_db_merge_mean averaged. */
+typedef struct ktune_mean_stats {
+    uint64_t averaged;       /* configurations now stored as the mean of two
+                                or more successful readings */
+    uint64_t readings;       /* the readings those means were taken over */
+} ktune_mean_stats;
+
+/* Merge the n ktune databases at paths into db, each in turn as
+ * ktune_db_merge merges it, then store each configuration's successful
+ * readings as their mean: repeated measurements of the same space (NVML's
+ * energy reading is noisy) become one row each.  A reading is one
+ * database's ok row of the (device, kernel, problem, configuration): db's
+ * own and each input's; a database that already holds means counts as one
+ * reading.  The row kept (ktune_db_merge's) gets time_ms, energy_j, power_w
+ * and sm_clock_mhz as the mean of the readings that have each (one without
+ * energy does not count for energy) and min_ms as their least; its other
+ * fields stay, and failures follow ktune_db_merge's rule.  Stored
+ * time/energy fronts lose the marks that the means leave dominated.
+ *
+ * Every path is checked first (ktune_db_merge's refusals, and a file given
+ * twice, which would count twice), so a bad input changes nothing.  An
+ * error later leaves the inputs before it merged as ktune_db_merge merges
+ * them, nothing averaged (the averaging is one transaction), and stats
+ * holding what they did, zero for the rest; merging them into db again
+ * would count their readings twice.  stats (n, one per input) and mean may
+ * be NULL.  Returns 0; KTUNE_EINVAL for NULL db or paths, or a path naming
+ * db's own file or given twice; the codes of ktune_db_open for a path;
+ * KTUNE_EDB, KTUNE_ENOMEM. */
+KTUNE_API int ktune_db_merge_mean(ktune_db *db, const char *const *paths, size_t n,
+                                  ktune_merge_stats *stats, ktune_mean_stats *mean,
+                                  ktune_diag *diag);
+
 /* ------------------------------------------------------------------ models */
 
 /* A trained predictor: from a problem's descriptor (its key's fields) to

@@ -827,6 +827,14 @@ _db_merge = _fn("ktune_db_merge", _int, _vp, _p, _c.POINTER(_MergeStats),
                 _c.POINTER(_Diag))
 
 
+class _MeanStats(_c.Structure):
+    _fields_ = [("averaged", _u64), ("readings", _u64)]
+
+
+_db_merge_mean = _fn("ktune_db_merge_mean", _int, _vp, _c.POINTER(_p), _sz,
+                     _c.POINTER(_MergeStats), _c.POINTER(_MeanStats), _c.POINTER(_Diag))
+
+
 def _libc():
     c = _c.CDLL(_c.util.find_library("c"))
     c.open_memstream.restype = _vp
@@ -944,6 +952,22 @@ class Database(_Handle):
         _check(_need(_db_merge, "ktune_db_merge")(self.h, _s(os.fspath(path)),
                                                   _c.byref(st), d), d)
         return _struct_dict(st)
+
+    def merge_mean(self, paths):
+        """Merge the ktune databases at paths into this one as merge() does,
+        then store each configuration's successful readings (this one's row
+        and each input's) as their mean: repeated runs of a space average
+        out a noisy reading (energy).  Every path is checked before anything
+        is written.  A dict: inputs (merge()'s dict for each path),
+        averaged (configurations now a mean of 2+ readings), readings."""
+        keep = [_s(os.fspath(p)) for p in paths]
+        arr = (_p * max(len(keep), 1))(*keep)
+        st = (_MergeStats * max(len(keep), 1))()
+        mean = _MeanStats()
+        d = _Diag()
+        _check(_need(_db_merge_mean, "ktune_db_merge_mean")(self.h, arr, len(keep), st,
+                                                            _c.byref(mean), d), d)
+        return dict(inputs=[_struct_dict(x) for x in st[:len(keep)]], **_struct_dict(mean))
 
     def train(self, kernel, progress=None, **opts):
         """Train a model of kernel's results (`ktune train`) and return it

@@ -193,3 +193,19 @@ int ktune_db_merge(ktune_db *db, const char *path, ktune_merge_stats *stats,
         return kt_fail(diag, KT_EINVAL, "ktune_db_merge: %s is NULL", db ? "path" : "db");
     return kt_db_merge(db, path, stats, diag);
 }
+
+int ktune_db_merge_mean(ktune_db *db, const char *const *paths, size_t n,
+                        ktune_merge_stats *stats, ktune_mean_stats *mean, ktune_diag *diag)
+{
+    for (size_t i = 0; stats && i < n; i++)
+        stats[i] = (ktune_merge_stats){0};
+    if (mean)
+        *mean = (ktune_mean_stats){0};
+    if (!db || (!paths && n > 0))
+        return kt_fail(diag, KT_EINVAL, "ktune_db_merge_mean: %s is NULL",
+                       db ? "paths" : "db");
+    for (size_t i = 0; i < n; i++)
+        if (!paths[i])
+            return kt_fail(diag, KT_EINVAL, "ktune_db_merge_mean: paths[%zu] is NULL", i);
+    return kt_db_merge_mean(db, paths, n, stats, mean, diag);
+}

@@ -1,7 +1,7 @@
 /* db.c - `ktune db`: the best configurations, every row, the stored
  * time/energy fronts, an export (CSV,
  * Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file), or
- * databases merged into one. */
+ * databases merged into one (repeated readings as their mean). */
 #include "cli.h"
 
 #include <getopt.h>
@@ -13,7 +13,7 @@
 static const char USAGE[] =
     "usage: ktune db (best | list | front | export (csv | t4 | t4-metadata |\n"
     "                kerneltuner)) [options]\n"
-    "       ktune db merge OUT.db IN.db... [--json]\n\n"
+    "       ktune db merge OUT.db IN.db... [--mean] [--json]\n\n"
     "  best                the fastest configuration per device, kernel, problem\n"
     "  list                every measurement, oldest first\n"
     "  front               the time/energy front that each pareto run stored\n"
@@ -34,7 +34,14 @@ static const char USAGE[] =
     "  --json              best, list, front: the rows as a JSON array on stdout, with\n"
     "                      every column of 'export csv' (the exports t4,\n"
     "                      t4-metadata and kerneltuner are JSON already);\n"
-    "                      merge: what each input added, as a JSON array\n"
+    "                      merge: what each input added, as a JSON array (with\n"
+    "                      --mean, a last object: what OUT averaged)\n"
+    "  --mean              merge: store each configuration's successful readings\n"
+    "                      (OUT's and each input's row) as one row of their\n"
+    "                      mean time, energy, power and clock, and their least\n"
+    "                      min_ms: repeated runs of the same space average out\n"
+    "                      a noisy reading (NVML's energy); a database of means\n"
+    "                      counts as one reading\n"
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
@@ -88,9 +95,43 @@ static void merge_print(const char *path, const ktune_merge_stats *st, json_obje
     json_object_array_add(list, o);
 }
 
+/* merge --mean's last line, or its JSON object after the inputs'. */
+static void mean_print(const char *out, const ktune_mean_stats *m, json_object *list)
+{
+    if (!list) {
+        printf("averaged %llu configurations (%llu readings)\n",
+               (unsigned long long)m->averaged, (unsigned long long)m->readings);
+        return;
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "output", json_object_new_string(out));
+    json_object_object_add(o, "averaged", json_object_new_int64((int64_t)m->averaged));
+    json_object_object_add(o, "readings", json_object_new_int64((int64_t)m->readings));
+    json_object_array_add(list, o);
+}
+
+/* merge --mean of the n inputs at paths into db (at out): the inputs' lines
+ * come once the means are stored (ktune_db_merge_mean checks every input
+ * first), then the means'. */
+static int merge_mean(ktune_db *db, const char *out, int n, char **paths,
+                      json_object *list, ktune_diag *diag)
+{
+    ktune_merge_stats *st = calloc((size_t)n, sizeof *st);
+    ktune_mean_stats m;
+    if (!st)
+        return snprintf(diag->msg, sizeof diag->msg, "out of memory"), KTUNE_ENOMEM;
+    int rc = ktune_db_merge_mean(db, (const char *const *)paths, (size_t)n, st, &m, diag);
+    for (int i = 0; rc == KTUNE_OK && i < n; i++)
+        merge_print(paths[i], &st[i], list);
+    if (rc == KTUNE_OK)
+        mean_print(out, &m, list);
+    free(st);
+    return rc;
+}
+
 /* merge OUT IN...: each input in turn; the first that fails stops it (the
- * inputs before it stay merged). */
-static int merge(int n, char **paths, bool json)
+ * inputs before it stay merged); with mean, ktune_db_merge_mean's. */
+static int merge(int n, char **paths, bool mean, bool json)
 {
     if (n < 2)
         return cli_usage_error("db", "merge needs OUT.db and at least one IN.db");
@@ -98,7 +139,9 @@ static int merge(int n, char **paths, bool json)
     ktune_db *db = NULL;
     json_object *list = json ? json_object_new_array() : NULL;
     int rc = ktune_db_open(paths[0], KTUNE_DB_CREATE, &db, &diag);
-    for (int i = 1; rc == KTUNE_OK && i < n; i++) {
+    if (rc == KTUNE_OK && mean)
+        rc = merge_mean(db, paths[0], n - 1, paths + 1, list, &diag);
+    for (int i = 1; rc == KTUNE_OK && !mean && i < n; i++) {
         ktune_merge_stats st;
         if ((rc = ktune_db_merge(db, paths[i], &st, &diag)) == KTUNE_OK)
             merge_print(paths[i], &st, list);
@@ -118,13 +161,13 @@ int cli_db(int argc, char **argv)
     static const struct option LONG[] = {
         {"db", required_argument, 0, 'd'},     {"kernel", required_argument, 0, 'k'},
         {"problem", required_argument, 0, 'p'}, {"device", required_argument, 0, 'D'},
-        {"json", no_argument, 0, 'J'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'J'},          {"mean", no_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     static const char default_path[] = "ktune.db";
     const char *path = default_path;
     ktune_query f;
     ktune_query_init(&f);
-    bool json = false;
+    bool json = false, mean = false;
     int c;
     optind = 1;
     while ((c = cli_getopt("db", argc, argv, LONG)) != -1) {
@@ -134,6 +177,7 @@ int cli_db(int argc, char **argv)
         case 'p': f.problem = optarg; break;
         case 'D': f.device = optarg; break;
         case 'J': json = true; break;
+        case 'M': mean = true; break;
         case 'h': fputs(USAGE, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
@@ -141,9 +185,12 @@ int cli_db(int argc, char **argv)
     const char *what = optind < argc ? argv[optind] : NULL;
     if (what && strcmp(what, "merge") == 0) {
         if (f.kernel || f.problem || f.device || path != default_path)
-            return cli_usage_error("db", "merge takes OUT.db IN.db... and --json only");
-        return merge(argc - optind - 1, argv + optind + 1, json);
+            return cli_usage_error("db", "merge takes OUT.db IN.db..., --mean and "
+                                   "--json only");
+        return merge(argc - optind - 1, argv + optind + 1, mean, json);
     }
+    if (mean)
+        return cli_usage_error("db", "--mean: only 'merge' averages");
     const char *format = optind + 1 < argc ? argv[optind + 1] : "";
     bool query = what && (strcmp(what, "best") == 0 || strcmp(what, "list") == 0 ||
                           strcmp(what, "front") == 0);

@@ -1,7 +1,9 @@
 /* merge.c - one results database merged into another (merge.h): the input
  * is attached to the output's connection, and each table is copied by one
  * INSERT ... SELECT that maps the input's ids to the output's through the
- * natural keys (fingerprint; name and source hash; kernel and key). */
+ * natural keys (fingerprint; name and source hash; kernel and key).  For a
+ * mean, each input's ok rows are also kept, under the output's ids, in a
+ * TEMP table of readings that one UPDATE averages at the end. */
 #include "store/merge.h"
 #include "core/util.h"
 
@@ -53,6 +55,23 @@ static const char MEASUREMENTS[] =
     " created = excluded.created"
     " WHERE measurement.status <> 'ok' AND excluded.status = 'ok'";
 
+/* Whether the database attached as schema holds the front table. */
+#define HAS_FRONT(schema)                                                       \
+    "SELECT count(*) FROM " schema ".sqlite_schema WHERE type = 'table'"      \
+    " AND name = 'front'"
+
+/* A mark another mark of its (device, problem) dominates or equals (the
+ * younger of equals) is no longer on the front. */
+static const char PRUNE[] =
+    "DELETE FROM main.front WHERE measurement_id IN (SELECT a.id"
+    " FROM main.front fa JOIN main.measurement a ON a.id = fa.measurement_id"
+    " JOIN main.measurement b ON b.device_id = a.device_id"
+    " AND b.problem_id = a.problem_id AND b.id <> a.id"
+    " JOIN main.front fb ON fb.measurement_id = b.id"
+    " WHERE (b.time_ms <= a.time_ms AND b.energy_j <= a.energy_j"
+    " AND (b.time_ms < a.time_ms OR b.energy_j < a.energy_j))"
+    " OR (b.time_ms = a.time_ms AND b.energy_j = a.energy_j AND b.id < a.id))";
+
 /* The front marks (db.c's table), as fronts (merge.h). */
 static const char *const FRONT[] = {
     "CREATE TABLE IF NOT EXISTS main.front("
@@ -67,25 +86,53 @@ static const char *const FRONT[] = {
     " JOIN main.problem mp ON mp.kernel_id = mk.id AND mp.key = p.key"
     " JOIN main.measurement mm ON mm.device_id = md.id AND mm.problem_id = mp.id"
     " AND mm.config = m.config WHERE mm.status = 'ok'",
-    /* A mark another mark of its (device, problem) dominates or equals
-     * (the younger of equals) is no longer on the front. */
-    "DELETE FROM main.front WHERE measurement_id IN (SELECT a.id"
-    " FROM main.front fa JOIN main.measurement a ON a.id = fa.measurement_id"
-    " JOIN main.measurement b ON b.device_id = a.device_id"
-    " AND b.problem_id = a.problem_id AND b.id <> a.id"
-    " JOIN main.front fb ON fb.measurement_id = b.id"
-    " WHERE (b.time_ms <= a.time_ms AND b.energy_j <= a.energy_j"
-    " AND (b.time_ms < a.time_ms OR b.energy_j < a.energy_j))"
-    " OR (b.time_ms = a.time_ms AND b.energy_j = a.energy_j AND b.id < a.id))",
+    PRUNE,
 };
+
+/* The readings of a mean (merge.h): a fresh table (one a failed merge of
+ * this connection left is dropped), first the output's own ok rows. */
+static const char *const READINGS_START[] = {
+    "DROP TABLE IF EXISTS temp.merge_readings",
+    "CREATE TEMP TABLE merge_readings(device_id INTEGER, problem_id INTEGER,"
+    " config TEXT, time_ms REAL, min_ms REAL, energy_j REAL, power_w REAL,"
+    " sm_clock_mhz REAL)",
+    "INSERT INTO temp.merge_readings SELECT device_id, problem_id, config, time_ms,"
+    " min_ms, energy_j, power_w, sm_clock_mhz FROM main.measurement"
+    " WHERE status = 'ok'",
+};
+
+/* An input's ok rows as readings, under the output's ids. */
+static const char READINGS[] =
+    "INSERT INTO temp.merge_readings SELECT md.id, mp.id, m.config, m.time_ms,"
+    " m.min_ms, m.energy_j, m.power_w, m.sm_clock_mhz" MAPPED " WHERE m.status = 'ok'";
+
+/* Each configuration of two or more readings, with their mean (avg skips
+ * a NULL: a reading without energy does not count for energy) and n. */
+#define MEANS                                                                   \
+    " (SELECT device_id, problem_id, config, count(*) AS n,"                    \
+    " avg(time_ms) AS time_ms, min(min_ms) AS min_ms, avg(energy_j) AS energy_j," \
+    " avg(power_w) AS power_w, avg(sm_clock_mhz) AS sm_clock_mhz"             \
+    " FROM temp.merge_readings GROUP BY device_id, problem_id, config"          \
+    " HAVING count(*) > 1)"
+
+static const char MEAN_COUNT[] = "SELECT count(*), coalesce(sum(n), 0) FROM" MEANS;
+
+/* The row kept of each (an ok one: a success is kept and replaces a
+ * failure) gets the mean. */
+static const char MEAN_UPDATE[] =
+    "UPDATE main.measurement SET time_ms = r.time_ms, min_ms = r.min_ms,"
+    " energy_j = r.energy_j, power_w = r.power_w, sm_clock_mhz = r.sm_clock_mhz"
+    " FROM" MEANS " AS r WHERE measurement.device_id = r.device_id"
+    " AND measurement.problem_id = r.problem_id AND measurement.config = r.config"
+    " AND measurement.status = 'ok'";
 
 static int sql_error(sqlite3 *c, kt_diag *diag, const char *path, const char *what)
 {
     return kt_fail(diag, KT_EDB, "%s: %s: %s", path, what, sqlite3_errmsg(c));
 }
 
-/* Prepare sql, bind text to ?1 when given, step it to its end; the first
- * column of its one row (a count) into *n when given. */
+/* Prepare sql, bind text to ?1 when given, step it to its end; the columns
+ * of its one row (counts) into n[0], n[1], ... when given. */
 static int run(sqlite3 *c, const char *sql, const char *text, int64_t *n,
                const char *path, kt_diag *diag)
 {
@@ -96,20 +143,39 @@ static int run(sqlite3 *c, const char *sql, const char *text, int64_t *n,
         sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (n)
-            *n = sqlite3_column_int64(st, 0);
+        for (int i = 0; n && i < sqlite3_column_count(st); i++)
+            n[i] = sqlite3_column_int64(st, i);
     int out = rc == SQLITE_DONE ? KT_OK : sql_error(c, diag, path, "cannot merge");
     sqlite3_finalize(st);
     return out;
 }
 
-/* Whether path names db's own file (merging it into itself). */
-static bool same_file(sqlite3 *c, const char *path)
+/* Whether paths a and b name the same file. */
+static bool same_file(const char *a, const char *b)
 {
-    const char *own = sqlite3_db_filename(c, "main");
-    struct stat a, b;
-    return own && stat(own, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* The output's file name ("" in memory). */
+static const char *own_file(kt_db *db)
+{
+    const char *own = sqlite3_db_filename(kt_db_sqlite(db), "main");
+    return own ? own : "";
+}
+
+/* path as an input of db: not db's own file, and a ktune database (a
+ * version-1 file upgraded), which is all the merge itself then reads. */
+static int check_input(kt_db *db, const char *path, kt_diag *diag)
+{
+    if (same_file(own_file(db), path))
+        return kt_fail(diag, KT_EINVAL, "%s: the database merged into; give it once, "
+                       "as the output", path);
+    kt_db *in = NULL;
+    int rc = kt_db_open_mode(path, KT_DB_EXISTING, &in, diag); /* ours, upgraded */
+    kt_db_close(in);
+    return rc;
 }
 
 /* The copies, inside the caller's transaction. */
@@ -130,31 +196,25 @@ static int copy_all(sqlite3 *c, const char *path, kt_merge_stats *st, kt_diag *d
     st->added = (uint64_t)(after - before);
     st->replaced = (uint64_t)(changed - (after - before));
     if (rc == KT_OK)
-        rc = run(c, "SELECT count(*) FROM merge_in.sqlite_schema WHERE type = 'table'"
-                 " AND name = 'front'", NULL, &fronts, path, diag);
+        rc = run(c, HAS_FRONT("merge_in"), NULL, &fronts, path, diag);
     for (size_t i = 0; rc == KT_OK && fronts > 0 && i < KT_ARRAY_LEN(FRONT); i++)
         rc = run(c, FRONT[i], NULL, NULL, path, diag);
     return rc;
 }
 
-int kt_db_merge(kt_db *db, const char *path, kt_merge_stats *stats, kt_diag *diag)
+/* The checked input at path merged into db in one transaction; with
+ * readings, its ok rows kept as readings too (the same transaction). */
+static int merge_one(kt_db *db, const char *path, bool readings, kt_merge_stats *st,
+                     kt_diag *diag)
 {
-    kt_merge_stats local;
-    kt_merge_stats *st = stats ? stats : &local;
-    *st = (kt_merge_stats){0};
     sqlite3 *c = kt_db_sqlite(db);
-    if (same_file(c, path))
-        return kt_fail(diag, KT_EINVAL, "%s: the database merged into; give it once, "
-                       "as the output", path);
-    kt_db *in = NULL;
-    int rc = kt_db_open_mode(path, KT_DB_EXISTING, &in, diag); /* ours, upgraded */
-    kt_db_close(in);
+    int rc = run(c, "ATTACH DATABASE ?1 AS merge_in", path, NULL, path, diag);
     if (rc != KT_OK)
-        return rc;
-    if ((rc = run(c, "ATTACH DATABASE ?1 AS merge_in", path, NULL, path, diag)) != KT_OK)
         return rc;
     if ((rc = kt_db_begin(db, diag)) == KT_OK) {
         rc = copy_all(c, path, st, diag);
+        if (rc == KT_OK && readings)
+            rc = run(c, READINGS, NULL, NULL, path, diag);
         if (rc == KT_OK)
             rc = kt_db_commit(db, diag);
         if (rc != KT_OK)
@@ -163,5 +223,78 @@ int kt_db_merge(kt_db *db, const char *path, kt_merge_stats *stats, kt_diag *dia
     run(c, "DETACH DATABASE merge_in", NULL, NULL, path, NULL);
     if (rc != KT_OK)
         *st = (kt_merge_stats){0};
+    return rc;
+}
+
+int kt_db_merge(kt_db *db, const char *path, kt_merge_stats *stats, kt_diag *diag)
+{
+    kt_merge_stats local;
+    kt_merge_stats *st = stats ? stats : &local;
+    *st = (kt_merge_stats){0};
+    int rc = check_input(db, path, diag);
+    return rc == KT_OK ? merge_one(db, path, false, st, diag) : rc;
+}
+
+/* Every input checked, and none given twice, before anything is written. */
+static int check_inputs(kt_db *db, const char *const *paths, size_t n, kt_diag *diag)
+{
+    int rc = KT_OK;
+    for (size_t i = 0; rc == KT_OK && i < n; i++) {
+        rc = check_input(db, paths[i], diag);
+        for (size_t j = 0; rc == KT_OK && j < i; j++)
+            if (same_file(paths[j], paths[i]))
+                rc = kt_fail(diag, KT_EINVAL, "%s: given twice (as %s): its readings "
+                             "would count twice", paths[i], paths[j]);
+    }
+    return rc;
+}
+
+/* The readings as their means, in one transaction: all or nothing. */
+static int average(kt_db *db, kt_mean_stats *mean, kt_diag *diag)
+{
+    sqlite3 *c = kt_db_sqlite(db);
+    const char *own = own_file(db);
+    int64_t counts[2] = {0, 0}, fronts = 0;
+    int rc = kt_db_begin(db, diag);
+    if (rc != KT_OK)
+        return rc;
+    rc = run(c, MEAN_COUNT, NULL, counts, own, diag);
+    if (rc == KT_OK)
+        rc = run(c, MEAN_UPDATE, NULL, NULL, own, diag);
+    if (rc == KT_OK)
+        rc = run(c, HAS_FRONT("main"), NULL, &fronts, own, diag);
+    if (rc == KT_OK && fronts > 0)
+        rc = run(c, PRUNE, NULL, NULL, own, diag); /* means move marks */
+    if (rc == KT_OK)
+        rc = kt_db_commit(db, diag);
+    if (rc != KT_OK) {
+        kt_db_rollback(db);
+        return rc;
+    }
+    *mean = (kt_mean_stats){.averaged = (uint64_t)counts[0], .readings = (uint64_t)counts[1]};
+    return KT_OK;
+}
+
+int kt_db_merge_mean(kt_db *db, const char *const *paths, size_t n, kt_merge_stats *stats,
+                     kt_mean_stats *mean, kt_diag *diag)
+{
+    kt_mean_stats local;
+    kt_mean_stats *m = mean ? mean : &local;
+    *m = (kt_mean_stats){0};
+    for (size_t i = 0; stats && i < n; i++)
+        stats[i] = (kt_merge_stats){0};
+    sqlite3 *c = kt_db_sqlite(db);
+    int rc = check_inputs(db, paths, n, diag);
+    for (size_t i = 0; rc == KT_OK && i < KT_ARRAY_LEN(READINGS_START); i++)
+        rc = run(c, READINGS_START[i], NULL, NULL, own_file(db), diag);
+    for (size_t i = 0; rc == KT_OK && i < n; i++) {
+        kt_merge_stats st;
+        rc = merge_one(db, paths[i], true, &st, diag);
+        if (stats)
+            stats[i] = st;
+    }
+    if (rc == KT_OK)
+        rc = average(db, m, diag);
+    run(c, "DROP TABLE IF EXISTS temp.merge_readings", NULL, NULL, "", NULL);
     return rc;
 }

@@ -227,6 +227,21 @@ with ktune.Database("merged.db", create=True) as db:
     assert db.merge("t.db")["added"] == 0
     assert db.export("csv", kernel="online", ok_only=True) == csv
     raises("EINVAL", db.merge, "merged.db")
+# Two runs' readings of one configuration, merged as their mean.
+for name, ms, joules in (("r1", 2, 10), ("r2", 4, None)):
+    with open(name + ".csv", "w") as f:
+        f.write(lines[0] + "\n" + '"2026-11-24T00:00:00Z","gpu","syn","h","N=1","A=1",'
+                '"ok",%g,%g,0,0,%s,,,10,""\n' % (ms, ms, "" if joules is None else joules))
+    with ktune.Database(name + ".db", create=True) as db:
+        db.import_("csv", name + ".csv")
+with ktune.Database("mean.db", create=True) as db:
+    st = db.merge_mean(["r1.db", "r2.db"])
+    assert st == {"inputs": [{"rows": 1, "added": 1, "replaced": 0},
+                             {"rows": 1, "added": 0, "replaced": 0}],
+                  "averaged": 1, "readings": 2}, st
+    (r,) = db.query(kernel="syn")
+    assert r["time_ms"] == 3 and r["min_ms"] == 2 and r["energy_j"] == 10, r
+    assert "given twice" in raises("EINVAL", db.merge_mean, ["r1.db", "r1.db"])
 with ktune.Database("copy.db") as db:
     st = db.import_("kerneltuner", root + "/tests/data/kerneltuner/vector_add_a4000.json")
     assert st["kernel"] == "vector_add" and st["ok"] > 10, st
