@@ -38,9 +38,10 @@
  *   SK           0: a block per tile of C; else stream K over SK
  *                multiprocessors (132 on the H100 and H200; below);
  *   NREG         0: registers capped by MINB alone; else at most NREG a
- *                thread (__maxnreg__, MINB then 1): a cap moves ptxas's
- *                register allocation, and with it how many FFMA read two
- *                operands from one register bank (PERFORMANCE.md).
+ *                thread (__maxnreg__, MINB then 1): a cap makes ptxas
+ *                allocate the unrolled k-tile differently, which moves
+ *                the speed of one tiling by a few percent either way
+ *                (PERFORMANCE.md), so the tuner, not the author, picks it.
  * Launch: block ((BM / WM) (BN / WN) 32), dynamic shared memory STAGES (BM
  * BK + 4 (AT ? BK : BM) + BK BN) 4 bytes; grid (ceil(N / BN), ceil(M /
  * BM)), or with SK the tiles' whole waves of SK plus up to SK blocks
