@@ -4,7 +4,9 @@
 # another random order, with the energy window WINDOW (seconds a
 # configuration, default 1.0), into OUT/energy-SEED.db: labels for `ktune
 # analyze`'s energy model and, with exactly two seeds, their test-retest noise
-# (the same configuration's two readings).  SPEC and BUDGET default to the
+# (the same configuration's two readings); with two or more seeds, the
+# readings' means in OUT/energy-mean.db (`ktune db merge --mean`), the
+# labels docs/ANALYSIS.md models.  SPEC and BUDGET default to the
 # whole FP16 wgmma space (kernels/gemm/gemm-wgmma-f16-cuda.json, 122).
 #
 #   sh bench/gpu/energy_repeat.sh OUT [BUNDLE]      (BUNDLE: default build/bundle)
@@ -31,6 +33,9 @@ for seed in $SEEDS; do
     "$B/ktune" db export csv --db "$OUT/energy-$seed.db" >"$OUT/energy-$seed.csv"
 done
 set -- $SEEDS
+[ $# -ge 2 ] || exit 0
+rm -f "$OUT/energy-mean.db" # each configuration's readings as their mean: the labels to model
+"$B/ktune" db merge --mean "$OUT/energy-mean.db" $(for s in $SEEDS; do echo "$OUT/energy-$s.db"; done)
 [ $# = 2 ] || exit 0
 python3 - "$OUT/energy-$1.csv" "$OUT/energy-$2.csv" <<'PY'
 import csv, math, sys
