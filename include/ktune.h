@@ -878,8 +878,9 @@ typedef struct ktune_mean_stats {
  * Every path is checked first (ktune_db_merge's refusals, and a file given
  * twice, which would count twice), so a bad input changes nothing.  An
  * error later leaves the inputs before it merged as ktune_db_merge merges
- * them, nothing averaged (the averaging is one transaction), and stats
- * holding what they did, zero for the rest; merging them into db again
+ * them, nothing averaged (the averaging is one transaction; the message
+ * ends "(K of N inputs merged, nothing averaged)"), and stats holding what
+ * they did, zero for the rest; merging them into db again
  * would count their readings twice.  stats (n, one per input) and mean may
  * be NULL.  Returns 0; KTUNE_EINVAL for NULL db or paths, or a path naming
  * db's own file or given twice; the codes of ktune_db_open for a path;

@@ -300,6 +300,7 @@ static void test_an_error_partway_leaves_nothing_half_averaged(void)
     refuse_x2(out.db, true);
     CHECK(kt_db_merge_mean(out.db, paths, 2, st, &m, &d) == KT_EDB);
     CHECK(strstr(d.msg, "refused") != NULL);
+    CHECK(strstr(d.msg, "(1 of 2 inputs merged, nothing averaged)") != NULL);
     CHECK(st[0].added == 2 && st[1].rows == 0 && m.averaged == 0);
     CHECK_EQ_INT(rows_of(out.db), 4);
     CHECK_NEAR(get(&out, "X=1").time_ms, 6, 0); /* the output's */

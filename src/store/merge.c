@@ -8,6 +8,8 @@
 #include "core/util.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* The input's measurements with the output's device and problem ids. */
@@ -275,6 +277,16 @@ static int average(kt_db *db, kt_mean_stats *mean, kt_diag *diag)
     return KT_OK;
 }
 
+/* An error after the checks says what it left: the inputs merged before
+ * it, none averaged (a user must not merge those again into this output). */
+static void note_partial(kt_diag *diag, size_t merged, size_t n)
+{
+    size_t len = diag ? strlen(diag->msg) : 0;
+    if (diag && len + 1 < sizeof diag->msg)
+        snprintf(diag->msg + len, sizeof diag->msg - len,
+                 " (%zu of %zu inputs merged, nothing averaged)", merged, n);
+}
+
 int kt_db_merge_mean(kt_db *db, const char *const *paths, size_t n, kt_merge_stats *stats,
                      kt_mean_stats *mean, kt_diag *diag)
 {
@@ -287,14 +299,19 @@ int kt_db_merge_mean(kt_db *db, const char *const *paths, size_t n, kt_merge_sta
     int rc = check_inputs(db, paths, n, diag);
     for (size_t i = 0; rc == KT_OK && i < KT_ARRAY_LEN(READINGS_START); i++)
         rc = run(c, READINGS_START[i], NULL, NULL, own_file(db), diag);
-    for (size_t i = 0; rc == KT_OK && i < n; i++) {
+    size_t merged = 0;
+    while (rc == KT_OK && merged < n) {
         kt_merge_stats st;
-        rc = merge_one(db, paths[i], true, &st, diag);
+        rc = merge_one(db, paths[merged], true, &st, diag);
         if (stats)
-            stats[i] = st;
+            stats[merged] = st;
+        if (rc == KT_OK)
+            merged++;
     }
     if (rc == KT_OK)
         rc = average(db, m, diag);
+    if (rc != KT_OK && (merged > 0 || rc == KT_EDB))
+        note_partial(diag, merged, n);
     run(c, "DROP TABLE IF EXISTS temp.merge_readings", NULL, NULL, "", NULL);
     return rc;
 }
