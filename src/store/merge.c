@@ -295,8 +295,10 @@ int kt_db_merge_mean(kt_db *db, const char *const *paths, size_t n, kt_merge_sta
     *m = (kt_mean_stats){0};
     for (size_t i = 0; stats && i < n; i++)
         stats[i] = (kt_merge_stats){0};
-    sqlite3 *c = kt_db_sqlite(db);
     int rc = check_inputs(db, paths, n, diag);
+    if (rc != KT_OK)
+        return rc; /* nothing written */
+    sqlite3 *c = kt_db_sqlite(db);
     for (size_t i = 0; rc == KT_OK && i < KT_ARRAY_LEN(READINGS_START); i++)
         rc = run(c, READINGS_START[i], NULL, NULL, own_file(db), diag);
     size_t merged = 0;
@@ -310,7 +312,7 @@ int kt_db_merge_mean(kt_db *db, const char *const *paths, size_t n, kt_merge_sta
     }
     if (rc == KT_OK)
         rc = average(db, m, diag);
-    if (rc != KT_OK && (merged > 0 || rc == KT_EDB))
+    if (rc != KT_OK)
         note_partial(diag, merged, n);
     run(c, "DROP TABLE IF EXISTS temp.merge_readings", NULL, NULL, "", NULL);
     return rc;
