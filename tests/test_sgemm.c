@@ -2,8 +2,8 @@
  * a GPU: its transposed-A layout (AT=1) is in the space with the launch
  * and shared memory the kernel expects, the conditions that narrow the
  * space hold where the H100's measurements put them, and the configurations
- * the H100 chose compile with NVRTC for sm_90, with and without stream K
- * (skipped where NVRTC is absent). */
+ * the H100 and H200 chose compile with NVRTC for sm_90, with and without
+ * stream K and the tail split (skipped where NVRTC is absent). */
 #include "backend/backend.h"
 #include "backend/launch.h"
 #include "core/space.h"
@@ -15,14 +15,16 @@
 
 /* The H100's choices at 4096^3 (bench/gpu/logs/sgemm-2026-11-24-2.txt):
  * A transposed with 8 x 16 and 16 x 8 thread tiles, and the layout before
- * it (AT=0); stream K; and the H200's at 4096^3 and 8192^3 with a register
- * cap (__maxnreg__, bench/gpu/logs/sgemm-nreg-2026-11-28.txt). */
+ * it (AT=0); stream K; the H200's at 4096^3 and 8192^3 with a register
+ * cap (__maxnreg__, bench/gpu/logs/sgemm-nreg-2026-11-28.txt), and with the
+ * tail split (bench/gpu/logs/sgemm-tail-2026-11-29.txt). */
 static const char *const CHOSEN[] = {
-    "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0,NREG=0",
-    "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0",
-    "BM=64,BN=64,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=3,GM=1,MINB=2,AT=0,SK=0,NREG=0",
-    "BM=128,BN=256,BK=32,WM=128,WN=32,TM=16,TN=8,STAGES=4,GM=8,MINB=1,AT=1,SK=132,NREG=0",
-    "BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0,NREG=216"};
+    "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0,NREG=0,TAIL=0",
+    "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0,TAIL=0",
+    "BM=64,BN=64,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=3,GM=1,MINB=2,AT=0,SK=0,NREG=0,TAIL=0",
+    "BM=128,BN=256,BK=32,WM=128,WN=32,TM=16,TN=8,STAGES=4,GM=8,MINB=1,AT=1,SK=132,NREG=0,TAIL=0",
+    "BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0,NREG=216,TAIL=0",
+    "BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=132,NREG=228,TAIL=1"};
 
 static kt_spec *load_sgemm(void)
 {
@@ -70,13 +72,13 @@ static void test_transposed_a_layout_is_in_the_space(void)
     CHECK_EQ_INT((int)l.grid[1], 32);
     CHECK_EQ_INT((int)l.shared, 3 * (128 * 32 + 4 * 32 + 32 * 256) * 4);
     l = launch_of(spec, "M=4096,N=4096,K=4096",
-                  "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=0,SK=0,NREG=0",
+                  "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=0,SK=0,NREG=0,TAIL=0",
                   &valid);
     CHECK(!valid); /* 8 x 16 needs AT=1's fewer fragment registers */
     CHECK_EQ_INT((int)l.shared, 3 * (128 * 36 + 32 * 256) * 4);
     /* MINB caps registers at 65536 / (threads MINB): not below 128 */
     launch_of(spec, "M=4096,N=4096,K=4096",
-              "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=4,AT=1,SK=0,NREG=0", &valid);
+              "BM=128,BN=256,BK=32,WM=64,WN=64,TM=8,TN=16,STAGES=3,GM=8,MINB=4,AT=1,SK=0,NREG=0,TAIL=0", &valid);
     CHECK(!valid);
     kt_spec_free(spec);
 }
@@ -146,16 +148,16 @@ static void test_space_is_narrowed_where_measured(void)
 {
     kt_spec *spec = load_sgemm();
     const char *big = "M=4096,N=4096,K=4096", *odd = "M=1000,N=1003,K=517";
-    const char *spill = "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0";
+    const char *spill = "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0,TAIL=0";
     CHECK(!valid_at(spec, big, spill));
     CHECK(!valid_at(spec, odd, spill));
     /* AT=0, 8 x 8 tiles, BK=8, BN=64 and GM=1 are out at 4096^2 and in at
      * the odd shape */
     const char *out[] = {CHOSEN[2],
-                         "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=2,AT=1,SK=0,NREG=0",
-                         "BM=128,BN=256,BK=8,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0",
-                         "BM=128,BN=64,BK=16,WM=128,WN=32,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0",
-                         "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=1,MINB=1,AT=1,SK=0,NREG=0"};
+                         "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=2,AT=1,SK=0,NREG=0,TAIL=0",
+                         "BM=128,BN=256,BK=8,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0,TAIL=0",
+                         "BM=128,BN=64,BK=16,WM=128,WN=32,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=0,TAIL=0",
+                         "BM=128,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=1,MINB=1,AT=1,SK=0,NREG=0,TAIL=0"};
     for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
         CHECK(!valid_at(spec, big, out[i]));
         CHECK(valid_at(spec, odd, out[i]));
@@ -175,11 +177,39 @@ static void test_register_cap_where_it_fits(void)
     CHECK(valid_at(spec, "M=4096,N=4096,K=4096", CHOSEN[4]));
     CHECK(valid_at(spec, odd, CHOSEN[4]));
     const char *out[] = {
-        "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=16,STAGES=2,GM=8,MINB=2,AT=1,SK=0,NREG=216",
-        "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=216",
-        "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=216"};
+        "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=16,STAGES=2,GM=8,MINB=2,AT=1,SK=0,NREG=216,TAIL=0",
+        "BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=216,TAIL=0",
+        "BM=256,BN=256,BK=16,WM=64,WN=64,TM=16,TN=8,STAGES=2,GM=8,MINB=1,AT=1,SK=0,NREG=216,TAIL=0"};
     for (size_t i = 0; i < sizeof out / sizeof *out; i++)
         CHECK(!valid_at(spec, odd, out[i]));
+    kt_spec_free(spec);
+}
+
+/* TAIL=1 (with SK, the multiprocessors): a block a tile for the whole
+ * waves of SK, then two blocks for each tile left, cut at one k-tile; a
+ * tile of one k-tile is not cut; TAIL needs SK. */
+static void test_tail_split_grid(void)
+{
+    kt_spec *spec = load_sgemm();
+    bool valid;
+    /* 4096^3, 128 x 256 tiles: 512 tiles, 3 waves of 132 and 116 cut in two */
+    kt_launch l = launch_of(spec, "M=4096,N=4096,K=4096", CHOSEN[5], &valid);
+    CHECK(valid);
+    CHECK_EQ_INT((int)l.grid[0], 396 + 2 * 116);
+    CHECK_EQ_INT((int)l.grid[1], 1);
+    /* 8192^3: 2048 tiles, 15 waves and 68 cut; 32 tiles, no whole wave */
+    l = launch_of(spec, "M=8192,N=8192,K=8192", CHOSEN[5], &valid);
+    CHECK_EQ_INT((int)l.grid[0], 1980 + 2 * 68);
+    l = launch_of(spec, "M=1000,N=1003,K=517", CHOSEN[5], &valid);
+    CHECK(valid);
+    CHECK_EQ_INT((int)l.grid[0], 64);
+    /* one k-tile (K <= BK) or none: a block a tile */
+    l = launch_of(spec, "M=256,N=512,K=32", CHOSEN[5], &valid);
+    CHECK_EQ_INT((int)l.grid[0], 4);
+    l = launch_of(spec, "M=256,N=512,K=33", CHOSEN[5], &valid);
+    CHECK_EQ_INT((int)l.grid[0], 8);
+    CHECK(!valid_at(spec, "M=4096,N=4096,K=4096",
+                    "BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0,NREG=228,TAIL=1"));
     kt_spec_free(spec);
 }
 
@@ -218,6 +248,7 @@ static const kt_test TESTS[] = {
     KT_T(test_space_is_narrowed_where_measured),
     KT_T(test_register_cap_where_it_fits),
     KT_T(test_stream_k_grid_and_workspace),
+    KT_T(test_tail_split_grid),
     KT_T(test_chosen_configurations_compile),
 };
 KT_TEST_MAIN(TESTS)

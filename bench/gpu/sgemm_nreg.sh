@@ -36,7 +36,7 @@ if command -v nvcc >/dev/null && command -v cuobjdump >/dev/null; then
     grep . "$D"/sass/*.regs | sed "s#$D/sass/##"
     python3 "$HERE/sass_banks.py" "$D"/sass/*.sass | sed "s#$D/sass/##"
 fi
-R="BK=32,WM=32/64/128,WN=32/64/128,TM=8/16,TN=8/16,STAGES=3/4,GM=8,MINB=1,AT=1,SK=0/132"
+R="BK=32,WM=32/64/128,WN=32/64/128,TM=8/16,TN=8/16,STAGES=3/4,GM=8,MINB=1,AT=1,SK=0/132,TAIL=0"
 CHECK_SET="SK=0/132,NREG=$(echo "$CAPS" | sed 's#^0/##')" \
 CHECK_SHAPES="M=3000,N=3001,K=517 M=1000,N=1003,K=9001 M=4096,N=4096,K=260" \
 NARROW="BM=128,BN=256,$R,NREG=$CAPS" SIZES="4096 8192" BASELINES=1 ROUNDS=3 \

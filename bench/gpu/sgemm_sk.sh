@@ -8,7 +8,8 @@
 #   2. the 1024 x 1024 x 16384 GEMM (64 tiles of 128 x 128 for 132 multiprocessors): a region
 #      with SK=0 and 132, brute force, and cuBLAS at that shape (cublas_shape.py).
 # The log of the calls that chose this design: bench/gpu/logs/sgemm-2026-11-28.txt.
-# Every set pins NREG=0 (no register cap): sgemm_nreg.sh measures the cap.
+# Every set pins NREG=0 (no register cap) and TAIL=0 (stream K): sgemm_nreg.sh measures the
+# cap, sgemm_tail.sh the tail split.
 #
 #   sh bench/gpu/sgemm_sk.sh OUT [BUNDLE]     (BUNDLE: default build/bundle, from `make bundle`)
 set -u
@@ -19,13 +20,13 @@ rm -rf "$D"; mkdir -p "$D/kernels" "$OUT"
 ln -sfn "$(cd "$B" && pwd)" "$D/bundle"
 cp -r kernels/gemm "$D/kernels/"
 export KTUNE_WORKER=$D/bundle/ktune-worker LD_LIBRARY_PATH=$D/bundle/lib
-R="BK=16/32,WM=32/64/128,WN=32/64/128,TM=8/16,TN=8/16,STAGES=2/3/4,GM=8,MINB=1,AT=1,SK=0/132,NREG=0"
+R="BK=16/32,WM=32/64/128,WN=32/64/128,TM=8/16,TN=8/16,STAGES=2/3/4,GM=8,MINB=1,AT=1,SK=0/132,NREG=0,TAIL=0"
 CHECK_SET="SK=132" CHECK_SHAPES="M=3000,N=3001,K=517 M=1000,N=1003,K=9001 M=4096,N=4096,K=260" \
 NARROW="BM=128,BN=256,$R;BM=256,BN=128,$R" SIZES="4096 8192" BASELINES=1 ROUNDS=3 \
     sh "$HERE/sgemm_side.sh" "$OUT" "$D"
 echo "sgemm_side.sh rc=$?"
 S="BM=64/128,BN=64/128/256,BK=16/32,WM=32/64/128,WN=32/64/128,TM=8/16,TN=8/16,STAGES=3"
-python3 "$HERE/narrow_spec.py" "$D/kernels/gemm/gemm-cuda.json" "$S,GM=8,MINB=1,AT=1,SK=0/132,NREG=0" \
+python3 "$HERE/narrow_spec.py" "$D/kernels/gemm/gemm-cuda.json" "$S,GM=8,MINB=1,AT=1,SK=0/132,NREG=0,TAIL=0" \
     > "$D/kernels/gemm/skinny.json"
 p=M=1024,N=1024,K=16384
 "$D/bundle/ktune" tune "$D/kernels/gemm/skinny.json" --problem $p --strategy brute_force \

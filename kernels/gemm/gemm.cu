@@ -41,11 +41,14 @@
  *                thread (__maxnreg__, MINB then 1): a cap makes ptxas
  *                allocate the unrolled k-tile differently, which moves
  *                the speed of one tiling by a few percent either way
- *                (PERFORMANCE.md), so the tuner, not the author, picks it.
+ *                (PERFORMANCE.md), so the tuner, not the author, picks it;
+ *   TAIL         with SK: 0 stream K (below); 1 the tail split (tail_split):
+ *                the tiles past the whole waves of SK cut in two k-ranges.
  * Launch: block ((BM / WM) (BN / WN) 32), dynamic shared memory STAGES (BM
  * BK + 4 (AT ? BK : BM) + BK BN) 4 bytes; grid (ceil(N / BN), ceil(M /
  * BM)), or with SK the tiles' whole waves of SK plus up to SK blocks
- * that share the rest (gemm-cuda.json's GlobalSize).
+ * that share the rest (TAIL=1: two for each tile of the rest;
+ * gemm-cuda.json's GlobalSize).
  *
  * Stream K: a GEMM of 512 tiles on 132 multiprocessors runs 3.88 waves
  * in the time of 4.  With SK the tiles that fill whole waves of SK get a
@@ -100,6 +103,9 @@
 #endif
 #ifndef NREG
 #define NREG 0
+#endif
+#ifndef TAIL
+#define TAIL 0
 #endif
 
 #define LY (WM / TM)
@@ -444,6 +450,76 @@ __device__ __forceinline__ void tile_sums(float *smem, const float *A, const flo
 }
 
 #if SK
+/* A block's part of a shared tile: the thread's TM x TN sums, THREADS
+ * floats apart in its slot of W. */
+__device__ __forceinline__ void add_part(const float *part, float (*acc)[TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] += __ldcg(part + (i * TN + j) * THREADS + threadIdx.x);
+}
+
+/* Writes the block's part to its slot and counts the block in the tile's
+ * counter: true for the block that counts last (the others before it
+ * counted to others, so their parts are out), which sets the counter back
+ * to 0 for the next launch and then adds the other parts itself. */
+__device__ __forceinline__ bool count_in(float *slot, int *counter, int others,
+                                         float (*acc)[TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            __stcg(slot + (i * TN + j) * THREADS + threadIdx.x, acc[i][j]);
+    __threadfence();
+    __syncthreads(); /* every thread's part is out before the block counts */
+    if (!__syncthreads_or(threadIdx.x == 0 && atomicAdd(counter, 1) == others))
+        return false;
+    if (threadIdx.x == 0)
+        *counter = 0; /* every block of the tile has counted: ready for the next launch */
+    __threadfence();
+    return true;
+}
+#endif
+
+#if SK && TAIL
+/* Tail split (TAIL=1): the tiles that fill whole waves of SK get a block
+ * each; each of the r tiles left is cut at k-tile b into two blocks, the r
+ * long pieces first, so that the SK - r multiprocessors the last wave
+ * leaves idle run the short ones, q = ceil(r / (SK - r)) each, while the
+ * long ones run: b = ceil(q kt / (q + 1)), q at most kt - 1.  The last
+ * wave then lasts b k-tiles instead of kt (4096^3 in 128 x 256 tiles on
+ * 132: 114 of 128), and every block runs one piece through one call of
+ * the main loop.  Piece p of tail tile x has slot 2 x + p of W. */
+__device__ __forceinline__ void tail_split(float *smem, const float *A, const float *B, float *C,
+                                           float *W, int *Wc, int M, int N, int K, int ar,
+                                           int bc, float (*acc)[TN])
+{
+    int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN), kt = (K + BK - 1) / BK;
+    int r = tiles % SK, whole = tiles - r, id = (int)blockIdx.x, t0 = 0, t1 = kt, p = -1;
+    if (id >= whole && kt >= 2) {
+        int q = (r + SK - r - 1) / (SK - r), b;
+        q = q < kt - 1 ? q : kt - 1;
+        b = (q * kt + q) / (q + 1);
+        p = (id - whole) / r;
+        id -= p * r;
+        t0 = p ? b : 0;
+        t1 = p ? kt : b;
+    }
+    int bm, bn;
+    tile_at(id, M, N, &bm, &bn);
+    tile_sums(smem, A, B, M, N, K, bm, bn, ar, bc, t0, t1, acc);
+    if (p >= 0) {
+        float *W0 = W + (size_t)(2 * (id - whole)) * (BM * BN);
+        if (!count_in(W0 + p * (BM * BN), Wc + id - whole, 1, acc))
+            return;
+        add_part(W0 + (1 - p) * (BM * BN), acc);
+    }
+    store_tile(C, M, N, bm + ar, bn + bc, acc);
+}
+#elif SK
 /* Block b's range of the I shared k-tiles is [b I / G, (b + 1) I / G),
  * G <= I blocks; range_owner is the block whose range holds k-tile i. */
 __device__ __forceinline__ long long range_start(int b, long long I, int G)
@@ -473,29 +549,11 @@ __device__ __forceinline__ bool gather(float *W, int *Wc, int b, int x, int kt, 
 {
     int first = range_owner((long long)x * kt, I, G);
     int last = range_owner((long long)x * kt + kt - 1, I, G);
-    float *mine = slot_of(W, b, x, kt, I, G);
-#pragma unroll
-    for (int i = 0; i < TM; i++)
-#pragma unroll
-        for (int j = 0; j < TN; j++)
-            __stcg(mine + (i * TN + j) * THREADS + threadIdx.x, acc[i][j]);
-    __threadfence();
-    __syncthreads(); /* every thread's part is out before the block counts */
-    if (!__syncthreads_or(threadIdx.x == 0 && atomicAdd(Wc + x, 1) == last - first))
+    if (!count_in(slot_of(W, b, x, kt, I, G), Wc + x, last - first, acc))
         return false;
-    if (threadIdx.x == 0)
-        Wc[x] = 0; /* every block of the tile has counted: ready for the next launch */
-    __threadfence();
-    for (int c = first; c <= last; c++) {
-        const float *part = slot_of(W, c, x, kt, I, G);
-        if (c == b)
-            continue;
-#pragma unroll
-        for (int i = 0; i < TM; i++)
-#pragma unroll
-            for (int j = 0; j < TN; j++)
-                acc[i][j] += __ldcg(part + (i * TN + j) * THREADS + threadIdx.x);
-    }
+    for (int c = first; c <= last; c++)
+        if (c != b)
+            add_part(slot_of(W, c, x, kt, I, G), acc);
     return true;
 }
 
@@ -553,7 +611,9 @@ gemm(int M, int N, int K, const float *__restrict__ A, const float *__restrict__
     int ar = (warp / WARPS_N) * WM + (lane / LX) * (AT ? 4 : 1);
     int bc = (warp % WARPS_N) * WN + (lane % LX) * 4;
     float acc[TM][TN];
-#if SK
+#if SK && TAIL
+    tail_split(smem, A, B, C, W, Wc, M, N, K, ar, bc, acc);
+#elif SK
     stream_k(smem, A, B, C, W, Wc, M, N, K, ar, bc, acc);
 #else
     int bm, bn;

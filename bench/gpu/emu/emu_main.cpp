@@ -51,9 +51,10 @@ int main(int argc, char **argv) {
     for (auto &x : A) x = rand() / (float)RAND_MAX * 2 - 1;
     for (auto &x : B) x = rand() / (float)RAND_MAX * 2 - 1;
     // the spec's grid: with SK, the whole waves' tiles, then up to SK blocks sharing the rest
+    // (TAIL: two blocks for each tile of the rest)
     unsigned tiles = (unsigned)(((N + BN - 1) / BN) * ((M + BM - 1) / BM)), kt = (K + BK - 1) / BK;
-    unsigned rest = SK ? tiles % SK : 0, shared = rest * kt < SK ? rest * kt : SK;
-    gridDim = SK ? dim3{rest == 0 || kt == 0 ? tiles : tiles - rest + shared, 1, 1}
+    unsigned rest = SK ? tiles % SK : 0, shared = TAIL ? 2 * rest : rest * kt < SK ? rest * kt : SK;
+    gridDim = SK ? dim3{rest == 0 || kt < (TAIL ? 2 : 1) ? tiles : tiles - rest + shared, 1, 1}
                  : dim3{(unsigned)((N + BN - 1) / BN), (unsigned)((M + BM - 1) / BM), 1};
     std::vector<float> W((size_t)2 * (SK ? SK : 1) * BM * BN);
     std::vector<int> Wc(SK ? SK : 1, 0);

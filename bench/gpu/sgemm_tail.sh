@@ -1,0 +1,87 @@
+#!/bin/sh
+# sgemm_tail.sh - on the GPU machine, in one call (about 3 minutes on the H200, 2026-11-29):
+# the SGEMM's tail split (gemm-cuda.json's TAIL=1 with SK=132, gemm.cu's tail_split) measured
+# against a block a tile (SK=0) and stream K (SK=132, TAIL=0).
+#   1. sgemm_side.sh: 8 random tail-split configurations verified at each of three odd shapes,
+#      then the best tile region (BM=128, BN=256, BK=32, STAGES=3, 12 warp and thread tilings)
+#      with SK=0, stream K and the tail split, each with the caps 0, 216 and 228, at 4096^3
+#      and 8192^3 (brute force, ktune's timing); for each, the best and the median ratio to the
+#      same configuration with SK=0;
+#   2. ROUNDS (5) fair rounds beside cuBLAS (baselines.py) of, at each size, the SK=0 choice of
+#      2026-11-28 (NREG=216), the tail split with caps 216 and 228, and the size's best of step 1.
+# Log: bench/gpu/logs/sgemm-tail-2026-11-29.txt.
+#
+#   sh bench/gpu/sgemm_tail.sh OUT [BUNDLE]     (BUNDLE: default build/bundle, from `make bundle`)
+set -u
+OUT=$1 B=${2:-build/bundle}
+HERE=$(dirname "$0")
+ROUNDS=${ROUNDS:-5}
+D=/tmp/ktune-sgemm-tail
+rm -rf "$D"; mkdir -p "$D/kernels" "$OUT"
+ln -sfn "$(cd "$B" && pwd)" "$D/bundle"
+cp -r kernels/gemm "$D/kernels/"
+R="BK=32,WM=32/64/128,WN=32/64/128,TM=8/16,TN=8/16,STAGES=3,GM=8,MINB=1,AT=1"
+CHECK_SET="SK=132,TAIL=1,NREG=0/216/228" \
+CHECK_SHAPES="M=3000,N=3001,K=517 M=1000,N=1003,K=9001 M=4096,N=4096,K=260" \
+NARROW="BM=128,BN=256,$R,SK=0/132,TAIL=0/1,NREG=0/216/228" SIZES="4096 8192" BASELINES=0 \
+    sh "$HERE/sgemm_side.sh" "$OUT" "$D"
+echo "sgemm_side.sh rc=$?"
+python3 - "$OUT/sgemm-side.csv" <<'PY'
+import csv, statistics, sys
+by = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["status"] != "ok":
+        continue
+    n = int(r["problem"].split(",")[0][2:])
+    kv = dict(p.split("=") for p in r["config"].split(","))
+    base = ",".join(f"{k}={v}" for k, v in kv.items() if k not in ("SK", "TAIL"))
+    by.setdefault(n, {}).setdefault(base, {})[(kv["SK"], kv["TAIL"])] = \
+        2 * n ** 3 / float(r["time_ms"]) / 1e9
+names = {("0", "0"): "SK=0", ("132", "0"): "stream K", ("132", "1"): "tail split"}
+for n, cfgs in sorted(by.items()):
+    print(f"== {n}^3: best TFLOP/s and median ratio to the same configuration with SK=0")
+    for k, name in names.items():
+        v = [c[k] for c in cfgs.values() if k in c]
+        rat = [c[k] / c[("0", "0")] for c in cfgs.values() if k in c and ("0", "0") in c]
+        if rat:
+            print(f"{name}: n={len(v)} best {max(v):.1f} median ratio {statistics.median(rat):.3f}"
+                  f" highest {max(rat):.3f}")
+PY
+G=$D/kernels/gemm/gemm-cuda.json
+T=BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1
+: >"$OUT/entries.txt"
+for n in 4096 8192; do
+    best=$(python3 - "$OUT/sgemm-side.csv" "M=$n,N=$n,K=$n" <<'PY'
+import csv, sys
+ok = [r for r in csv.DictReader(open(sys.argv[1]))
+      if r["problem"] == sys.argv[2] and r["status"] == "ok"]
+print(min(ok, key=lambda r: float(r["time_ms"]))["config"] if ok else "")
+PY
+)
+    for k in $T,SK=0,NREG=216,TAIL=0 $T,SK=132,NREG=216,TAIL=1 $T,SK=132,NREG=228,TAIL=1 $best; do
+        grep -q " M=$n,N=$n,K=$n $k\$" "$OUT/entries.txt" ||
+            echo "fp32 $n $G M=$n,N=$n,K=$n $k" >>"$OUT/entries.txt"
+    done
+done
+t0=$(date +%s)
+python3 "$HERE/baselines.py" --rounds "$ROUNDS" --dtypes fp32 --entries "$OUT/entries.txt" \
+    --ktune "$D/bundle/ktune" --work "$D/pinned" 4096 8192 2>&1 | grep -v Warning \
+    >"$OUT/rounds.txt"
+echo "rounds: rc=$? $(($(date +%s) - t0)) s"
+python3 - "$OUT/rounds.txt" <<'PY'
+import collections, sys
+v = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 5 or f[0] not in ("ktune", "cublas"):
+        continue
+    key = next((x[4:] for x in f if x.startswith("key=")), "")
+    v[(int(f[2]), f[0], key)].append(2 * int(f[2]) ** 3 / float(f[3]) / 1e9)
+cublas = {n: max(x) for (n, lib, _), x in v.items() if lib == "cublas"}
+print("TFLOP/s in each fair round (from the times), the best, and the best over cuBLAS's best")
+for (n, lib, key), x in sorted(v.items()):
+    short = ",".join(p for p in key.split(",")
+                     if p.split("=")[0] in ("WM", "WN", "TM", "TN", "SK", "NREG", "TAIL"))
+    print(f"{n}^3 {lib} {short}: {' '.join(f'{y:.2f}' for y in x)}; best {max(x):.2f}"
+          f" = {max(x) / cublas[n]:.3f}x cuBLAS")
+PY
