@@ -134,12 +134,14 @@ def ktune_entries(path, kt, work):
     """(name, dtype, n, C timer, Python launch) for each chosen configuration."""
     import harness
     out = []
-    for line in open(path):
+    for i, line in enumerate(open(path)):
         f = line.split()
         if len(f) != 5:
             continue
         dt, n, spec, problem, key = f[0], int(f[1]), f[2], f[3], f[4]
-        w = os.path.join(work, f"{dt}-{n}")
+        # a compile cache of its own: the harness loads the cache's CUBIN of the kernel's
+        # name, which must be this entry's, not another configuration's of the same size
+        w = os.path.join(work, f"{dt}-{n}-{i}")
         best = harness.ktune_c(kt, spec, problem, key, w)  # compiles into w/cache
         launch, err = None, float("nan")
         if tensor_maps(spec):
