@@ -276,10 +276,53 @@ static size_t *permutation(size_t n, uint64_t seed)
     return p;
 }
 
+/* A row's inputs and its position in the permutation, to find twins. */
+typedef struct twin {
+    const float *x;
+    size_t nf, pos;
+} twin;
+
+static int cmp_twin(const void *a, const void *b)
+{
+    const twin *s = a, *t = b;
+    int c = memcmp(s->x, t->x, s->nf * sizeof *s->x);
+    return c ? c : (s->pos > t->pos) - (s->pos < t->pos);
+}
+
+/* The fold of each position of perm: its own i % folds, except that rows
+ * with equal inputs (one configuration at one problem measured more than
+ * once: the kernel measured again after its source changed, or databases
+ * merged without --mean) take the fold of the first of them, so that no
+ * held-out row has its twin among the training rows.  NULL: no memory. */
+static unsigned *folds_of(const tdata *d, const size_t *perm, unsigned folds)
+{
+    twin *t = malloc((d->m + 1) * sizeof *t);
+    size_t *first = malloc((d->m + 1) * sizeof *first);
+    unsigned *fold = malloc((d->m + 1) * sizeof *fold), g = 0;
+    if (t && first && fold) {
+        for (size_t i = 0; i < d->m; i++)
+            t[i] = (twin){d->x + perm[i] * d->nf, d->nf, i};
+        qsort(t, d->m, sizeof *t, cmp_twin);
+        for (size_t i = 0; i < d->m; i++) /* sorted by position within equal inputs */
+            first[t[i].pos] = i && !memcmp(t[i].x, t[i - 1].x, d->nf * sizeof *t->x)
+                                  ? first[t[i - 1].pos]
+                                  : t[i].pos;
+        for (size_t i = 0; i < d->m; i++)
+            fold[i] = first[i] == i ? g++ % folds : fold[first[i]];
+    } else {
+        free(fold);
+        fold = NULL;
+    }
+    free(t);
+    free(first);
+    return fold;
+}
+
 /* One fold: train on every position of perm whose fold is not f, predict
  * the others into pred (log units). */
-static int run_fold(const tdata *d, const size_t *perm, const ktune_analyze_opts *o,
-                    unsigned f, mparams *mp, float *pred, kt_diag *diag)
+static int run_fold(const tdata *d, const size_t *perm, const unsigned *fold,
+                    const ktune_analyze_opts *o, unsigned f, mparams *mp, float *pred,
+                    kt_diag *diag)
 {
     size_t ntr = 0, nte = 0;
     size_t *tr = malloc(d->m * sizeof *tr), *te = malloc(d->m * sizeof *te);
@@ -287,7 +330,7 @@ static int run_fold(const tdata *d, const size_t *perm, const ktune_analyze_opts
     float *out = malloc(d->m * sizeof *out);
     int rc = tr && te && x && y && out ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     for (size_t i = 0; rc == KT_OK && i < d->m; i++) {
-        if (i % o->folds == f)
+        if (fold[i] == f)
             te[nte++] = perm[i];
         else
             tr[ntr++] = perm[i];
@@ -410,11 +453,13 @@ static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *
                           ktune_fit *fit, float *pred, kt_diag *diag)
 {
     size_t *perm = permutation(d->m, o->seed);
-    int rc = perm ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
+    unsigned *fold = perm ? folds_of(d, perm, o->folds) : NULL;
+    int rc = fold ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     for (unsigned f = 0; rc == KT_OK && f < o->folds; f++)
-        rc = run_fold(d, perm, o, f, mp, pred, diag);
+        rc = run_fold(d, perm, fold, o, f, mp, pred, diag);
     if (rc == KT_OK && score(d, pred, fit) != KT_OK)
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
+    free(fold);
     free(perm);
     return rc;
 }
