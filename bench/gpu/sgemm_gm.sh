@@ -35,20 +35,4 @@ CHECK_SHAPES="M=3000,N=3001,K=517 M=1000,N=1003,K=9001 M=4096,N=4096,K=260" \
 NARROW="BM=128,BN=256,$R,GM=$GMS,NREG=$CAPS" SIZES="4096 8192" BASELINES=1 ROUNDS=3 \
     sh "$HERE/sgemm_side.sh" "$OUT" "$D"
 echo "sgemm_side.sh rc=$?"
-python3 - "$OUT/sgemm-side.csv" <<'PY'
-import csv, statistics, sys
-by = {}
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["status"] != "ok":
-        continue
-    n = int(r["problem"].split(",")[0][2:])
-    kv = dict(p.split("=") for p in r["config"].split(","))
-    base = ",".join(f"{k}={v}" for k, v in kv.items() if k != "GM")
-    by.setdefault(n, {}).setdefault(base, {})[kv["GM"]] = 2 * n ** 3 / float(r["time_ms"]) / 1e9
-for n, cfgs in sorted(by.items()):
-    print(f"== {n}^3: best TFLOP/s and median ratio to the same configuration with GM=8")
-    for gm in sorted({g for c in cfgs.values() for g in c}, key=int):
-        v = [c[gm] for c in cfgs.values() if gm in c]
-        rat = [c[gm] / c["8"] for c in cfgs.values() if gm in c and "8" in c]
-        print(f"GM={gm}: n={len(v)} best {max(v):.1f} median ratio {statistics.median(rat):.3f}")
-PY
+python3 "$HERE/sgemm_compare.py" "$OUT/sgemm-side.csv" GM 8

@@ -38,7 +38,8 @@ python3 - "$OUT/skinny.csv" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok"]
 for sk in ("SK=0", "SK=132"):
-    ok = sorted((r for r in rows if r["config"].endswith(sk)), key=lambda r: float(r["time_ms"]))
+    ok = sorted((r for r in rows if sk in r["config"].split(",")),
+                key=lambda r: float(r["time_ms"]))
     if ok:
         ms = float(ok[0]["time_ms"])
         print(f"best {sk}: {ms:.4f} ms, {2 * 1024 * 1024 * 16384 / ms / 1e9:.1f} TFLOP/s,"

@@ -26,27 +26,7 @@ CHECK_SHAPES="M=3000,N=3001,K=517 M=1000,N=1003,K=9001 M=4096,N=4096,K=260" \
 NARROW="BM=128,BN=256,$R,SK=0/132,TAIL=0/1,NREG=0/216/228" SIZES="4096 8192" BASELINES=0 \
     sh "$HERE/sgemm_side.sh" "$OUT" "$D"
 echo "sgemm_side.sh rc=$?"
-python3 - "$OUT/sgemm-side.csv" <<'PY'
-import csv, statistics, sys
-by = {}
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["status"] != "ok":
-        continue
-    n = int(r["problem"].split(",")[0][2:])
-    kv = dict(p.split("=") for p in r["config"].split(","))
-    base = ",".join(f"{k}={v}" for k, v in kv.items() if k not in ("SK", "TAIL"))
-    by.setdefault(n, {}).setdefault(base, {})[(kv["SK"], kv["TAIL"])] = \
-        2 * n ** 3 / float(r["time_ms"]) / 1e9
-names = {("0", "0"): "SK=0", ("132", "0"): "stream K", ("132", "1"): "tail split"}
-for n, cfgs in sorted(by.items()):
-    print(f"== {n}^3: best TFLOP/s and median ratio to the same configuration with SK=0")
-    for k, name in names.items():
-        v = [c[k] for c in cfgs.values() if k in c]
-        rat = [c[k] / c[("0", "0")] for c in cfgs.values() if k in c and ("0", "0") in c]
-        if rat:
-            print(f"{name}: n={len(v)} best {max(v):.1f} median ratio {statistics.median(rat):.3f}"
-                  f" highest {max(rat):.3f}")
-PY
+python3 "$HERE/sgemm_compare.py" "$OUT/sgemm-side.csv" SK,TAIL 0,0 # SK=132: TAIL 0 stream K, 1 the split
 G=$D/kernels/gemm/gemm-cuda.json
 T=BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1
 : >"$OUT/entries.txt"
