@@ -461,10 +461,11 @@ __device__ __forceinline__ void add_part(const float *part, float (*acc)[TN])
             acc[i][j] += __ldcg(part + (i * TN + j) * THREADS + threadIdx.x);
 }
 
-/* Writes the block's part to its slot and counts the block in the tile's
- * counter: true for the block that counts last (the others before it
- * counted to others, so their parts are out), which sets the counter back
- * to 0 for the next launch and then adds the other parts itself. */
+/* Writes the block's part to its slot, then counts the block in the
+ * tile's counter, which the tile's `others` other blocks count in too.
+ * True for the block that counts last: every other part was written
+ * before its block counted, so the caller may add them; that block also
+ * sets the counter back to 0 for the next launch. */
 __device__ __forceinline__ bool count_in(float *slot, int *counter, int others,
                                          float (*acc)[TN])
 {
@@ -500,9 +501,9 @@ __device__ __forceinline__ void tail_split(float *smem, const float *A, const fl
     int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN), kt = (K + BK - 1) / BK;
     int r = tiles % SK, whole = tiles - r, id = (int)blockIdx.x, t0 = 0, t1 = kt, p = -1;
     if (id >= whole && kt >= 2) {
-        int q = (r + SK - r - 1) / (SK - r), b;
+        int idle = SK - r, q = (r + idle - 1) / idle, b;
         q = q < kt - 1 ? q : kt - 1;
-        b = (q * kt + q) / (q + 1);
+        b = (q * kt + q) / (q + 1); /* ceil(q kt / (q + 1)) */
         p = (id - whole) / r;
         id -= p * r;
         t0 = p ? b : 0;
