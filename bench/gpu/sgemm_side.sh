@@ -30,6 +30,7 @@ BASELINES=${BASELINES:-0}
 BASE_SIZES=${BASE_SIZES:-4096 8192}
 ROUNDS=${ROUNDS:-3}
 mkdir -p "$OUT" "$W"
+rm -f "$W/side.db" "$W/check.db" # measure anew on a machine kept warm (the CUBIN cache stays)
 check() { # spec: 8 random configurations at each of CHECK_SHAPES
     for shape in $CHECK_SHAPES; do
         "$KT" tune "$1" --problem $shape --strategy random --budget 8 --seed 5 \
