@@ -1778,7 +1778,8 @@ KTUNE_API size_t ktune_selector_size(ktune_selector *sel);
  * the stored ok measurements of one kernel on one device, gradient-boosted
  * trees (XGBoost) learn the time, the energy and the power per call from
  * the tuning parameters and the problem's fields, cross-validated k-fold
- * over configurations; the contributions of each feature to each
+ * over configurations (rows of one configuration at one problem, such as
+ * two source versions' measurements, in one fold); the contributions of each feature to each
  * prediction (TreeSHAP, exact) rank the parameters and their pairwise
  * interactions; partial dependence shows how the top parameters move the
  * prediction; an ablation on the measurements checks the ranking. */
