@@ -9,6 +9,9 @@
 # labels docs/ANALYSIS.md models.  SPEC and BUDGET default to the
 # whole FP16 wgmma space (kernels/gemm/gemm-wgmma-f16-cuda.json, 122).
 #
+# A seed of the wgmma space takes about 170 s on the H200 (15 s warm-up, then 0.3 s or more of
+# energy window a configuration: 2026-11-29), so three seeds fit one 600 s call and four do not.
+#
 #   sh bench/gpu/energy_repeat.sh OUT [BUNDLE]      (BUNDLE: default build/bundle)
 #   e.g. SPEC=kernels/gemm/gemm-tma-f16-cuda.json BUDGET=688 SEEDS=1 WINDOW=0.3 TIME=480
 #   (TIME: a cap in seconds on each run, ktune tune's --time)
