@@ -861,6 +861,11 @@ typedef struct ktune_mean_stats {
     uint64_t averaged;       /* configurations now stored as the mean of two
                                 or more successful readings */
     uint64_t readings;       /* the readings those means were taken over */
+    uint64_t versions;       /* configurations the output holds ok under two
+                                or more source versions of their kernel
+                                (same device, kernel name, problem):
+                                measurements of different code, kept apart
+                                and not averaged together */
 } ktune_mean_stats;
 
 /* Merge the n ktune databases at paths into db, each in turn as
@@ -872,7 +877,10 @@ typedef struct ktune_mean_stats {
  * reading.  The row kept (ktune_db_merge's) gets time_ms, energy_j, power_w
  * and sm_clock_mhz as the mean of the readings that have each (one without
  * energy does not count for energy) and min_ms as their least; its other
- * fields stay, and failures follow ktune_db_merge's rule.  Stored
+ * fields stay, and failures follow ktune_db_merge's rule.  Rows of another
+ * source version of the kernel are readings of other code: they stay
+ * apart, and mean->versions counts the configurations held under two or
+ * more versions.  Stored
  * time/energy fronts lose the marks that the means leave dominated.
  *
  * Every path is checked first (ktune_db_merge's refusals, and a file given

@@ -828,7 +828,7 @@ _db_merge = _fn("ktune_db_merge", _int, _vp, _p, _c.POINTER(_MergeStats),
 
 
 class _MeanStats(_c.Structure):
-    _fields_ = [("averaged", _u64), ("readings", _u64)]
+    _fields_ = [("averaged", _u64), ("readings", _u64), ("versions", _u64)]
 
 
 _db_merge_mean = _fn("ktune_db_merge_mean", _int, _vp, _c.POINTER(_p), _sz,
@@ -959,7 +959,9 @@ class Database(_Handle):
         and each input's) as their mean: repeated runs of a space average
         out a noisy reading (energy).  Every path is checked before anything
         is written.  A dict: inputs (merge()'s dict for each path),
-        averaged (configurations now a mean of 2+ readings), readings."""
+        averaged (configurations now a mean of 2+ readings), readings, and
+        versions (configurations under 2+ source versions of their kernel:
+        other code, kept apart)."""
         keep = [_s(os.fspath(p)) for p in paths]
         arr = (_p * max(len(keep), 1))(*keep)
         st = (_MergeStats * max(len(keep), 1))()

@@ -237,6 +237,7 @@ static void test_readings_of_three_runs_are_stored_as_their_mean(void)
     CHECK(st[0].rows == 3 && st[0].added == 2 && st[0].replaced == 0);
     CHECK(st[1].rows == 3 && st[1].added == 0 && st[1].replaced == 1);
     CHECK(m.averaged == 2 && m.readings == 5); /* X=1 of 3, X=2 of 2 */
+    CHECK(m.versions == 0);
     CHECK_EQ_INT(rows_of(out.db), 4);
     kt_result x1 = get(&out, "X=1");
     CHECK_NEAR(x1.time_ms, 4, 1e-12);   /* (6 + 2 + 4) / 3 */
@@ -268,6 +269,30 @@ static void test_without_the_mean_the_first_reading_stays(void)
     CHECK_NEAR(x1.energy_j, 18, 0);
     CHECK_NEAR(get(&out, "X=2").time_ms, 4, 0);
     CHECK_NEAR(get(&out, "X=3").time_ms, 5, 0);
+    kt_db_close(out.db);
+}
+
+/* Rows of another source version of the kernel are other code: they stay
+ * apart, are not averaged with this version's, and are counted. */
+static void test_another_source_version_stays_apart_and_is_counted(void)
+{
+    one out = open_one("ver-out.db", 0), in = open_one("ver-in.db", 0);
+    kt_diag d = {{0}};
+    int64_t k2, p2;
+    CHECK(kt_db_kernel(in.db, "k", "h2", &k2, &d) == KT_OK);
+    CHECK(kt_db_problem(in.db, k2, "N=1", &p2, &d) == KT_OK);
+    put(&out, "X=1", reading(6, 6, 18, 300, 1900));
+    put(&in, "X=1", reading(2, 2, 10, 100, 1700)); /* the same version: averaged */
+    kt_result r2 = reading(4, 4, 20, 80, 1500);
+    CHECK(kt_db_record(in.db, in.dev, k2, p2, "X=1", &r2, &d) == KT_OK);
+    CHECK(kt_db_record(in.db, in.dev, k2, p2, "X=2", &r2, &d) == KT_OK);
+    kt_db_close(in.db);
+    const char *paths[] = {kt_test_tmp("ver-in.db")};
+    kt_mean_stats m;
+    CHECK(kt_db_merge_mean(out.db, paths, 1, NULL, &m, &d) == KT_OK);
+    CHECK(m.averaged == 1 && m.readings == 2 && m.versions == 1);
+    CHECK_EQ_INT(rows_of(out.db), 3);
+    CHECK_NEAR(get(&out, "X=1").time_ms, 4, 1e-12); /* (6 + 2) / 2, not with h2's 4 */
     kt_db_close(out.db);
 }
 
@@ -340,5 +365,6 @@ static const kt_test TESTS[] = {
     KT_T(test_without_the_mean_the_first_reading_stays),
     KT_T(test_an_error_partway_leaves_nothing_half_averaged),
     KT_T(test_a_mark_the_means_leave_dominated_leaves_the_front),
+    KT_T(test_another_source_version_stays_apart_and_is_counted),
 };
 KT_TEST_MAIN(TESTS)

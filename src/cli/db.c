@@ -41,7 +41,8 @@ static const char USAGE[] =
     "                      mean time, energy, power and clock, and their least\n"
     "                      min_ms: repeated runs of the same space average out\n"
     "                      a noisy reading (NVML's energy); a database of means\n"
-    "                      counts as one reading\n"
+    "                      counts as one reading; rows of another source version\n"
+    "                      of the kernel are other code and stay apart (counted)\n"
     "  --help              this text\n\n"
     CLI_EXIT_STATUS;
 
@@ -101,12 +102,17 @@ static void mean_print(const char *out, const ktune_mean_stats *m, json_object *
     if (!list) {
         printf("averaged %llu configurations (%llu readings)\n",
                (unsigned long long)m->averaged, (unsigned long long)m->readings);
+        if (m->versions)
+            printf("%llu configurations are under two or more source versions of their kernel:"
+                   " other code, kept apart, not averaged together\n",
+                   (unsigned long long)m->versions);
         return;
     }
     json_object *o = json_object_new_object();
     json_object_object_add(o, "output", json_object_new_string(out));
     json_object_object_add(o, "averaged", json_object_new_int64((int64_t)m->averaged));
     json_object_object_add(o, "readings", json_object_new_int64((int64_t)m->readings));
+    json_object_object_add(o, "versions", json_object_new_int64((int64_t)m->versions));
     json_object_array_add(list, o);
 }
 

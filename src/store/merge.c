@@ -119,6 +119,14 @@ static const char READINGS[] =
 
 static const char MEAN_COUNT[] = "SELECT count(*), coalesce(sum(n), 0) FROM" MEANS;
 
+/* Configurations ok under two or more source versions of their kernel:
+ * other code, so not one configuration's readings. */
+static const char VERSIONS[] =
+    "SELECT count(*) FROM (SELECT 1 FROM main.measurement m"
+    " JOIN main.problem p ON p.id = m.problem_id JOIN main.kernel k ON k.id = p.kernel_id"
+    " WHERE m.status = 'ok' GROUP BY m.device_id, k.name, p.key, m.config"
+    " HAVING count(DISTINCT k.source_hash) > 1)";
+
 /* The row kept of each (an ok one: a success is kept and replaces a
  * failure) gets the mean. */
 static const char MEAN_UPDATE[] =
@@ -256,7 +264,7 @@ static int average(kt_db *db, kt_mean_stats *mean, kt_diag *diag)
 {
     sqlite3 *c = kt_db_sqlite(db);
     const char *own = own_file(db);
-    int64_t counts[2] = {0, 0}, fronts = 0;
+    int64_t counts[2] = {0, 0}, fronts = 0, versions = 0;
     int rc = kt_db_begin(db, diag);
     if (rc != KT_OK)
         return rc;
@@ -268,12 +276,15 @@ static int average(kt_db *db, kt_mean_stats *mean, kt_diag *diag)
     if (rc == KT_OK && fronts > 0)
         rc = run(c, PRUNE, NULL, NULL, own, diag); /* means move marks */
     if (rc == KT_OK)
+        rc = run(c, VERSIONS, NULL, &versions, own, diag);
+    if (rc == KT_OK)
         rc = kt_db_commit(db, diag);
     if (rc != KT_OK) {
         kt_db_rollback(db);
         return rc;
     }
-    *mean = (kt_mean_stats){.averaged = (uint64_t)counts[0], .readings = (uint64_t)counts[1]};
+    *mean = (kt_mean_stats){.averaged = (uint64_t)counts[0], .readings = (uint64_t)counts[1],
+                            .versions = (uint64_t)versions};
     return KT_OK;
 }
 

@@ -2,7 +2,8 @@
 # in three databases (the output's own rows count) are stored as the mean
 # of their successful readings, a reading without energy not counted for
 # energy, min_ms the least, a failure replaced by a success; the line and
-# the --json object say how many; without --mean the first reading stays;
+# the --json object say how many; rows of another source version of the
+# kernel stay apart, counted; without --mean the first reading stays;
 # a bad input changes nothing, and --mean is merge's alone.
 . "$(dirname "$0")/lib.sh"
 
@@ -26,10 +27,11 @@ A=3,crash,,,"
 A=2,ok,6,6,
 A=3,ok,5,4,7"
 }
-# row CONFIG: "status,time_ms,min_ms,energy_j" of CONFIG in out.db's export.
+# row CONFIG: "status,time_ms,min_ms,energy_j" of CONFIG (source version abc)
+# in out.db's export.
 row() {
     "$KTUNE" db export csv --db "$TMP/out.db" |
-        awk -F, -v c="\"$1\"" '$6 == c { print $7 "," $8 "," $9 "," $12 }'
+        awk -F, -v c="\"$1\"" '$6 == c && $4 == "\"abc\"" { print $7 "," $8 "," $9 "," $12 }'
 }
 
 three
@@ -47,9 +49,20 @@ pass "--mean stores each configuration's readings as their mean"
 three
 "$KTUNE" db merge "$TMP/out.db" "$TMP/a.db" "$TMP/b.db" --mean --json >"$TMP/merge.json"
 [ "$(grep -c '"input"' "$TMP/merge.json")" = 2 ] || fail "json: $(cat "$TMP/merge.json")"
-tr -d ' \n' <"$TMP/merge.json" | grep -q '{"output":"[^"]*out.db","averaged":2,"readings":5}]$' ||
+tr -d ' \n' <"$TMP/merge.json" | grep -q '{"output":"[^"]*out.db","averaged":2,"readings":5,"versions":0}]$' ||
     fail "json: $(cat "$TMP/merge.json")"
 pass "--mean --json: the inputs' objects, then the output's"
+
+three
+sed 's/,gemm,abc,/,gemm,abd,/' "$TMP/b.csv" >"$TMP/v2.csv" # another source version of gemm
+rm -f "$TMP/v2.db"
+"$KTUNE" import csv "$TMP/v2.csv" --db "$TMP/v2.db" >/dev/null
+"$KTUNE" db merge "$TMP/out.db" "$TMP/a.db" "$TMP/v2.db" --mean >"$TMP/merge.txt"
+grep -q "^averaged 1 configurations (2 readings)$" "$TMP/merge.txt" &&
+    grep -q "^2 configurations are under two or more source versions of their kernel" \
+        "$TMP/merge.txt" || fail "another version: $(cat "$TMP/merge.txt")"
+[ "$(row A=1)" = '"ok",4,1.5,14' ] || fail "A=1 with another version: $(row A=1)" # (6 + 2) / 2
+pass "--mean keeps another source version's rows apart and says how many"
 
 three
 "$KTUNE" db merge "$TMP/out.db" "$TMP/a.db" "$TMP/b.db" >"$TMP/first.txt"

@@ -238,7 +238,7 @@ with ktune.Database("mean.db", create=True) as db:
     st = db.merge_mean(["r1.db", "r2.db"])
     assert st == {"inputs": [{"rows": 1, "added": 1, "replaced": 0},
                              {"rows": 1, "added": 0, "replaced": 0}],
-                  "averaged": 1, "readings": 2}, st
+                  "averaged": 1, "readings": 2, "versions": 0}, st
     (r,) = db.query(kernel="syn")
     assert r["time_ms"] == 3 and r["min_ms"] == 2 and r["energy_j"] == 10, r
     assert "given twice" in raises("EINVAL", db.merge_mean, ["r1.db", "r1.db"])
