@@ -880,8 +880,8 @@ typedef struct ktune_mean_stats {
  * fields stay, and failures follow ktune_db_merge's rule.  Rows of another
  * source version of the kernel are readings of other code: they stay
  * apart, and mean->versions counts the configurations held under two or
- * more versions.  Stored
- * time/energy fronts lose the marks that the means leave dominated.
+ * more versions.  Stored time/energy fronts lose the marks that the means
+ * leave dominated.
  *
  * Every path is checked first (ktune_db_merge's refusals, and a file given
  * twice, which would count twice), so a bad input changes nothing.  An
@@ -1787,8 +1787,9 @@ KTUNE_API size_t ktune_selector_size(ktune_selector *sel);
  * trees (XGBoost) learn the time, the energy and the power per call from
  * the tuning parameters and the problem's fields, cross-validated k-fold
  * over configurations (rows of one configuration at one problem, such as
- * two source versions' measurements, in one fold); the contributions of each feature to each
- * prediction (TreeSHAP, exact) rank the parameters and their pairwise
+ * two source versions' measurements, in one fold); the contributions of
+ * each feature to each prediction (TreeSHAP, exact) rank the parameters
+ * and their pairwise
  * interactions; partial dependence shows how the top parameters move the
  * prediction; an ablation on the measurements checks the ranking. */
 

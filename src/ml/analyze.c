@@ -172,17 +172,64 @@ static int predict(const amodel *m, const float *base, size_t k, size_t nf, floa
     return rc;
 }
 
+/* A row's inputs and its place in the order the folds are dealt, to find
+ * twins. */
+typedef struct twin {
+    const float *x;
+    size_t nf, pos;
+} twin;
+
+static int cmp_twin(const void *a, const void *b)
+{
+    const twin *s = a, *t = b;
+    int c = memcmp(s->x, t->x, s->nf * sizeof *s->x);
+    return c ? c : (s->pos > t->pos) - (s->pos < t->pos);
+}
+
+/* The folds of n rows of x (nf inputs a row) dealt in order (the i-th is
+ * row order[i], or row i where order is NULL): the i-th gets i % folds,
+ * except that rows with equal inputs (one configuration at one problem
+ * measured more than once: the kernel measured again after its source
+ * changed, or databases merged without --mean) take the fold of the first
+ * of them, so that no held-out row has its twin among the training rows.
+ * NULL: no memory. */
+static unsigned *folds_of(const float *x, size_t nf, const size_t *order, size_t n,
+                          unsigned folds)
+{
+    twin *t = malloc((n + 1) * sizeof *t);
+    size_t *first = malloc((n + 1) * sizeof *first);
+    unsigned *fold = malloc((n + 1) * sizeof *fold), g = 0;
+    if (t && first && fold) {
+        for (size_t i = 0; i < n; i++)
+            t[i] = (twin){x + (order ? order[i] : i) * nf, nf, i};
+        qsort(t, n, sizeof *t, cmp_twin);
+        for (size_t i = 0; i < n; i++) /* sorted by place within equal inputs */
+            first[t[i].pos] = i && !memcmp(t[i].x, t[i - 1].x, nf * sizeof *t->x)
+                                  ? first[t[i - 1].pos]
+                                  : t[i].pos;
+        for (size_t i = 0; i < n; i++)
+            fold[i] = first[i] == i ? g++ % folds : fold[first[i]];
+    } else {
+        free(fold);
+        fold = NULL;
+    }
+    free(t);
+    free(first);
+    return fold;
+}
+
 /* Folds of the inner cross-validation that chooses, on a training part
  * alone, whether derived features help. */
 enum { INNER_FOLDS = 3 };
 
-/* Rows of td whose position is (or is not) fold f of INNER_FOLDS, copied
+/* Rows of td whose inner fold (fold, folds_of's) is (or is not) f, copied
  * to x, y. */
-static size_t inner_rows(const kt_xgb_data *td, unsigned f, bool in, float *x, float *y)
+static size_t inner_rows(const kt_xgb_data *td, const unsigned *fold, unsigned f, bool in,
+                         float *x, float *y)
 {
     size_t k = 0;
     for (size_t i = 0; i < td->n; i++)
-        if ((i % INNER_FOLDS == f) == in) {
+        if ((fold[i] == f) == in) {
             memcpy(x + k * td->nf, td->x + i * td->nf, td->nf * sizeof *x);
             y[k++] = td->y[i];
         }
@@ -190,10 +237,10 @@ static size_t inner_rows(const kt_xgb_data *td, unsigned f, bool in, float *x, f
 }
 
 /* The squared errors of models with keep derived features over an inner
- * cross-validation of td: sse[0] in the target's units (what R-squared
+ * cross-validation of td in the folds fold: sse[0] in the target's units (what R-squared
  * scores), sse[1] of its log. */
-static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mparams *mp,
-                       double sse[2], kt_diag *diag)
+static int inner_error(const tdata *d, const kt_xgb_data *td, const unsigned *fold,
+                       size_t keep, mparams *mp, double sse[2], kt_diag *diag)
 {
     size_t n = td->n, nf = td->nf;
     float *x = malloc((n * nf + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
@@ -201,8 +248,8 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, size_t keep, mpara
     int rc = x && y && out ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     sse[0] = sse[1] = 0;
     for (unsigned f = 0; rc == KT_OK && f < INNER_FOLDS; f++) {
-        size_t ntr = inner_rows(td, f, false, x, y);
-        size_t nva = inner_rows(td, f, true, x + ntr * nf, y + ntr);
+        size_t ntr = inner_rows(td, fold, f, false, x, y);
+        size_t nva = inner_rows(td, fold, f, true, x + ntr * nf, y + ntr);
         kt_xgb_data tr = {.x = x, .y = y, .n = ntr, .nf = nf};
         amodel m = {0};
         rc = fit(d, &tr, keep, mp, &m, diag);
@@ -241,20 +288,23 @@ static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analy
     if (td->n < 2 * INNER_FOLDS || ((o->derived == 0 || d->ncand == 0) && !o->weights))
         return KT_OK;
     double best[2] = {0, 0}, err[2] = {0, 0};
-    int rc = inner_error(d, td, 0, mp, best, diag);
+    unsigned *fold = folds_of(td->x, td->nf, NULL, td->n, INNER_FOLDS);
+    int rc = fold ? inner_error(d, td, fold, 0, mp, best, diag)
+                  : kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK && o->derived > 0 && d->ncand > 0) {
-        rc = inner_error(d, td, o->derived, mp, err, diag);
+        rc = inner_error(d, td, fold, o->derived, mp, err, diag);
         if (rc == KT_OK && err[0] < best[0]) {
             best[0] = err[0], best[1] = err[1];
             *keep = o->derived;
         }
     }
-    if (rc != KT_OK || !o->weights)
-        return rc;
-    mp->weight = 1;
-    rc = inner_error(d, td, *keep, mp, err, diag);
-    if (rc != KT_OK || err[0] * err[1] >= best[0] * best[1])
-        mp->weight = 0;
+    if (rc == KT_OK && o->weights) {
+        mp->weight = 1;
+        rc = inner_error(d, td, fold, *keep, mp, err, diag);
+        if (rc != KT_OK || err[0] * err[1] >= best[0] * best[1])
+            mp->weight = 0;
+    }
+    free(fold);
     return rc;
 }
 
@@ -274,48 +324,6 @@ static size_t *permutation(size_t n, uint64_t seed)
         p[j] = s;
     }
     return p;
-}
-
-/* A row's inputs and its position in the permutation, to find twins. */
-typedef struct twin {
-    const float *x;
-    size_t nf, pos;
-} twin;
-
-static int cmp_twin(const void *a, const void *b)
-{
-    const twin *s = a, *t = b;
-    int c = memcmp(s->x, t->x, s->nf * sizeof *s->x);
-    return c ? c : (s->pos > t->pos) - (s->pos < t->pos);
-}
-
-/* The fold of each position of perm: its own i % folds, except that rows
- * with equal inputs (one configuration at one problem measured more than
- * once: the kernel measured again after its source changed, or databases
- * merged without --mean) take the fold of the first of them, so that no
- * held-out row has its twin among the training rows.  NULL: no memory. */
-static unsigned *folds_of(const tdata *d, const size_t *perm, unsigned folds)
-{
-    twin *t = malloc((d->m + 1) * sizeof *t);
-    size_t *first = malloc((d->m + 1) * sizeof *first);
-    unsigned *fold = malloc((d->m + 1) * sizeof *fold), g = 0;
-    if (t && first && fold) {
-        for (size_t i = 0; i < d->m; i++)
-            t[i] = (twin){d->x + perm[i] * d->nf, d->nf, i};
-        qsort(t, d->m, sizeof *t, cmp_twin);
-        for (size_t i = 0; i < d->m; i++) /* sorted by position within equal inputs */
-            first[t[i].pos] = i && !memcmp(t[i].x, t[i - 1].x, d->nf * sizeof *t->x)
-                                  ? first[t[i - 1].pos]
-                                  : t[i].pos;
-        for (size_t i = 0; i < d->m; i++)
-            fold[i] = first[i] == i ? g++ % folds : fold[first[i]];
-    } else {
-        free(fold);
-        fold = NULL;
-    }
-    free(t);
-    free(first);
-    return fold;
 }
 
 /* One fold: train on every position of perm whose fold is not f, predict
@@ -453,7 +461,7 @@ static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *
                           ktune_fit *fit, float *pred, kt_diag *diag)
 {
     size_t *perm = permutation(d->m, o->seed);
-    unsigned *fold = perm ? folds_of(d, perm, o->folds) : NULL;
+    unsigned *fold = perm ? folds_of(d->x, d->nf, perm, d->m, o->folds) : NULL;
     int rc = fold ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     for (unsigned f = 0; rc == KT_OK && f < o->folds; f++)
         rc = run_fold(d, perm, fold, o, f, mp, pred, diag);
