@@ -4,7 +4,7 @@
 #   1. brute force at 8192^3 over the neighbours of run.sh's choice (BM=128, BN=256, WGS=2,
 #      WN=256; STAGES 3-5, GM, GRID, CLUSTER and EPI each both ways), ktune's timing;
 #   2. ROUNDS (7) fair rounds (baselines.py) of run.sh's choice and step 1's best beside cuBLAS
-#      and Triton's autotuned matmul; each one's rounds, best and ratio to Triton's best.
+#      and Triton's autotuned matmul; each one's rounds, median, best and ratio to Triton's best.
 #
 #   sh bench/gpu/bf16_8192.sh OUT [BUNDLE]     (BUNDLE: default build/bundle, from `make bundle`)
 set -u
@@ -43,18 +43,4 @@ python3 "$HERE/baselines.py" --rounds "$ROUNDS" --dtypes bf16 --entries "$OUT/en
     --ktune "$KT" --work "$D/pinned" 8192 2>&1 | grep -v Warning >"$OUT/rounds.txt"
 echo "rounds: rc=$? $(($(date +%s) - t0)) s"
 grep -v "^ktune\|^cublas\|^triton" "$OUT/rounds.txt"
-python3 - "$OUT/rounds.txt" <<'PY'
-import collections, sys
-v = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) < 5 or f[0] not in ("ktune", "cublas", "triton"):
-        continue
-    key = next((x[4:] for x in f if x.startswith("key=")), "")
-    v[(f[0], key)].append(2 * 8192 ** 3 / float(f[3]) / 1e9)
-triton = max(v[("triton", "")])
-print("TFLOP/s in each fair round (from the times), the best, and the best over Triton's best")
-for (lib, key), x in sorted(v.items()):
-    print(f"{lib} {key}: {' '.join(f'{y:.1f}' for y in x)}; best {max(x):.1f}"
-          f" = {max(x) / triton:.3f}x Triton")
-PY
+python3 "$HERE/rounds_summary.py" "$OUT/rounds.txt" triton

@@ -48,20 +48,4 @@ python3 "$HERE/baselines.py" --rounds "$ROUNDS" --dtypes fp32 --entries "$OUT/en
     --ktune "$D/bundle/ktune" --work "$D/pinned" 4096 8192 2>&1 | grep -v Warning \
     >"$OUT/rounds.txt"
 echo "rounds: rc=$? $(($(date +%s) - t0)) s"
-python3 - "$OUT/rounds.txt" <<'PY'
-import collections, sys
-v = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) < 5 or f[0] not in ("ktune", "cublas"):
-        continue
-    key = next((x[4:] for x in f if x.startswith("key=")), "")
-    v[(int(f[2]), f[0], key)].append(2 * int(f[2]) ** 3 / float(f[3]) / 1e9)
-cublas = {n: max(x) for (n, lib, _), x in v.items() if lib == "cublas"}
-print("TFLOP/s in each fair round (from the times), the best, and the best over cuBLAS's best")
-for (n, lib, key), x in sorted(v.items()):
-    short = ",".join(p for p in key.split(",")
-                     if p.split("=")[0] in ("WM", "WN", "TM", "TN", "SK", "NREG", "TAIL"))
-    print(f"{n}^3 {lib} {short}: {' '.join(f'{y:.2f}' for y in x)}; best {max(x):.2f}"
-          f" = {max(x) / cublas[n]:.3f}x cuBLAS")
-PY
+python3 "$HERE/rounds_summary.py" "$OUT/rounds.txt" cublas
