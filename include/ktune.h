@@ -1789,9 +1789,9 @@ KTUNE_API size_t ktune_selector_size(ktune_selector *sel);
  * over configurations (rows of one configuration at one problem, such as
  * two source versions' measurements, in one fold); the contributions of
  * each feature to each prediction (TreeSHAP, exact) rank the parameters
- * and their pairwise
- * interactions; partial dependence shows how the top parameters move the
- * prediction; an ablation on the measurements checks the ranking. */
+ * and their pairwise interactions; partial dependence shows how the top
+ * parameters move the prediction; an ablation on the measurements checks
+ * the ranking. */
 
 /* What a model learns. */
 typedef enum ktune_target {
