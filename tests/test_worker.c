@@ -5,7 +5,14 @@
  * within 5% of 100 W whatever the phase and however loaded the machine;
  * energy per call is that power times the median time.  The stand-in
  * runs in the worker program, so this test program is its own worker: run
- * with KT_WORKER_ARG, it serves with the stand-in backend. */
+ * with KT_WORKER_ARG, it serves with the stand-in backend that
+ * KT_TEST_DEVICE names (stand_in's by default).
+ *
+ * A second stand-in is a device that draws power only while it has work
+ * queued and whose counter takes 2 ms to read, as NVML's calls take time on
+ * a loaded host: read between batches of run, the device idles during the
+ * reads and the power comes out low; with run_busy, which keeps the next
+ * batch queued while the host reads, it comes out right. */
 #include "backend/backend.h"
 #include "core/space.h"
 #include "core/util.h"
@@ -13,6 +20,8 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <time.h>
 
 #define STEP_S 0.025
 #define WATTS 100.0
@@ -35,6 +44,69 @@ static kt_backend stand_in(void)
     kt_backend be = *kt_backend_find("cpu");
     be.energy_j = stepping_energy;
     be.clock_mhz = fixed_clock;
+    return be;
+}
+
+/* The busy device's state: seconds busy before busy_since (-1: idle).  It
+ * lives in the worker process, one evaluation each. */
+static double busy_s, busy_since = -1;
+
+static double busy_now(void)
+{
+    return busy_s + (busy_since >= 0 ? kt_now() - busy_since : 0);
+}
+
+static void set_busy(bool on)
+{
+    if (on)
+        busy_since = kt_now();
+    else
+        busy_s = busy_now(), busy_since = -1;
+}
+
+static double slow_busy_energy(void *ctx)
+{
+    (void)ctx;
+    nanosleep(&(struct timespec){0, 2000000}, NULL);
+    return busy_now() * WATTS;
+}
+
+/* Busy while the CPU backend runs the batches. */
+static int busy_run(void *ctx, void *kernel, void **args, int reps, int inner,
+                    double *times_ms, kt_diag *diag)
+{
+    set_busy(true);
+    int rc = kt_backend_find("cpu")->run(ctx, kernel, args, reps, inner, times_ms, diag);
+    set_busy(false);
+    return rc;
+}
+
+/* Busy throughout: a batch is always queued while between runs. */
+static int busy_run_fed(void *ctx, void *kernel, void **args, int inner,
+                        bool (*between)(void *arg), void *arg, kt_diag *diag)
+{
+    double t;
+    int rc;
+    set_busy(true);
+    while ((rc = kt_backend_find("cpu")->run(ctx, kernel, args, 1, inner, &t, diag)) == KT_OK &&
+           between(arg)) {
+    }
+    set_busy(false);
+    return rc;
+}
+
+/* The stand-in that KT_TEST_DEVICE names: "busy" (the busy device, read
+ * between runs), "fed" (the same with run_busy), else stand_in's. */
+static kt_backend named_stand_in(void)
+{
+    const char *name = getenv("KT_TEST_DEVICE");
+    kt_backend be = stand_in();
+    if (name && (strcmp(name, "busy") == 0 || strcmp(name, "fed") == 0)) {
+        be.run = busy_run;
+        be.energy_j = slow_busy_energy;
+        be.run_busy = strcmp(name, "fed") == 0 ? busy_run_fed : NULL;
+        be.run_busy_depth = 2;
+    }
     return be;
 }
 
@@ -91,6 +163,26 @@ static void test_power_is_read_between_counter_steps(void)
     }
 }
 
+/* The device draws 100 W while busy; its counter takes 2 ms to read. */
+static kt_result evaluate_busy(const char *device)
+{
+    setenv("KT_TEST_DEVICE", device, 1);
+    kt_result r = evaluate(0.2);
+    unsetenv("KT_TEST_DEVICE");
+    CHECK(r.status == KT_STATUS_OK);
+    CHECK(r.detail[0] == 0);
+    return r;
+}
+
+static void test_a_fed_device_reads_its_power(void)
+{
+    kt_result idle = evaluate_busy("busy"), fed = evaluate_busy("fed");
+    /* batches of about 5 ms, each followed by 2 ms or more of reads */
+    CHECK(idle.power_w < 0.85 * WATTS);
+    CHECK_NEAR(fed.power_w, WATTS, 0.06 * WATTS);
+    CHECK_NEAR(fed.energy_j, fed.power_w * fed.time_ms * 1e-3, 1e-12);
+}
+
 static void test_no_window_means_no_energy(void)
 {
     kt_result r = evaluate(0);
@@ -103,11 +195,12 @@ static void test_no_window_means_no_energy(void)
 static const kt_test TESTS[] = {
     KT_T(test_power_is_read_between_counter_steps),
     KT_T(test_no_window_means_no_energy),
+    KT_T(test_a_fed_device_reads_its_power),
 };
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], KT_WORKER_ARG) == 0) {
-        kt_backend be = stand_in();
+        kt_backend be = named_stand_in();
         return kt_worker_serve(argc, argv, &be);
     }
     return kt_test_main(TESTS, sizeof TESTS / sizeof TESTS[0], argc, argv);

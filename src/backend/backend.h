@@ -16,7 +16,7 @@
 #include "core/spec.h"
 #include "store/db.h"
 
-#define KT_BACKEND_ABI 1
+#define KT_BACKEND_ABI 2
 
 /* Options shared by backends. */
 typedef struct kt_backend_opts {
@@ -90,6 +90,17 @@ typedef struct kt_backend {
      * times_ms[i] is sample i's duration per call. */
     int (*run)(void *ctx, void *kernel, void **args, int reps, int inner,
                double *times_ms, kt_diag *diag);
+    /* Optional (NULL: the worker reads energy over batches of run, and the
+     * device idles while the host reads the counter between them): keep
+     * the device busy with the kernel back to back, batches of `inner`
+     * calls with more always queued (run_busy_depth of them), and call
+     * between(arg) in the calling thread each time a batch ends (the next
+     * running) until it returns false; the queued batches are waited for
+     * before returning.  No cache flush: the energy of a steady stream of
+     * calls. */
+    int (*run_busy)(void *ctx, void *kernel, void **args, int inner,
+                    bool (*between)(void *arg), void *arg, kt_diag *diag);
+    int run_busy_depth;      /* batches run_busy keeps queued */
     /* Optional (NULL: the backend cannot serve an application, and online
      * tuning refuses its kernels): one production call of a loaded kernel
      * on the application's own buffers, in the calling thread, timed alone

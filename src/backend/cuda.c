@@ -682,6 +682,43 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
     return KT_OK;
 }
 
+/* Enqueue one batch of inner calls and record ev after it. */
+static CUresult busy_batch(cuda_ctx *c, const cuda_kernel *k, int inner, CUevent ev)
+{
+    CUresult r = 0;
+    for (int i = 0; !r && i < inner; i++)
+        r = launch(c, k, NULL);
+    return r ? r : c->cu.cuEventRecord(ev, NULL);
+}
+
+/* RUN_GROUP batches in the stream at any time (about 40 ms of work): while
+ * the host waits for the oldest and reads the counters, the others run.
+ * Read between runs instead, the GPU idled during the reads and an SGEMM's
+ * power read 0.60-0.64 of this on a quiet host (bench/gpu/energy_busy.sh,
+ * 2026-11-29); two batches queued read 0.88-0.90 on another machine.  With
+ * every core of the host busy, both ways still read low (0.77 and 0.86 of
+ * their quiet readings), for a reason not yet found. */
+static int cuda_run_busy(void *vctx, void *kernel, void **args, int inner,
+                         bool (*between)(void *arg), void *arg, kt_diag *diag)
+{
+    cuda_ctx *c = vctx;
+    cuda_kernel *k = kernel;
+    int rc = bind_args(c, k, args, diag);
+    if (rc != KT_OK)
+        return rc;
+    CUresult r = 0;
+    for (int i = 0; !r && i < RUN_GROUP; i++)
+        r = busy_batch(c, k, inner, c->stop[i]);
+    for (int i = 0; !r; i = (i + 1) % RUN_GROUP) {
+        r = c->cu.cuEventSynchronize(c->stop[i]);
+        if (r || !between(arg))
+            break;
+        r = busy_batch(c, k, inner, c->stop[i]);
+    }
+    CUresult drain = c->cu.cuCtxSynchronize();
+    return r || drain ? cu_fail(c, r ? r : drain, "running the kernel", diag) : KT_OK;
+}
+
 /* The calling thread's current context must be the primary one, where
  * the kernels were loaded; a thread with none gets it (as the runtime
  * API's first call would make it current). */
@@ -770,6 +807,8 @@ const kt_backend kt_backend_cuda = {
     .buffer_fill = cuda_buffer_fill,
     .buffer_protect = NULL,
     .run = cuda_run,
+    .run_busy = cuda_run_busy,
+    .run_busy_depth = RUN_GROUP,
     .call = cuda_call,
     .energy_j = cuda_energy_j,
     .clock_mhz = cuda_clock_mhz,

@@ -295,40 +295,109 @@ static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
     return true;
 }
 
-/* Average power while the kernel runs back to back in batches of about
- * ENERGY_BATCH_MS, read between two steps of the energy counter at least
- * energy_window_s apart (kt_energy_span: NVML's counter moves in steps
- * tens of milliseconds apart, so a reading over an arbitrary span is off
- * by up to a step; a 0.3 s span on the H100 read from 128 to 822 W).
+/* The kernel back to back in batches of inner calls until step(arg),
+ * called after each batch, says stop.  With the backend's run_busy the
+ * next batch is already queued when step runs, so the device does not
+ * idle while the host reads its counters; without, each batch is a run
+ * of its own (the CPU's kernels run in the calling thread anyway). */
+typedef struct busy_loop {
+    child *ch;
+    double calls; /* announced to the tuner before each batch: the ones
+                     that may be queued (worker.h: a deadline in proportion) */
+    bool (*step)(void *arg);
+    void *arg;
+} busy_loop;
+
+static bool busy_between(void *vb)
+{
+    busy_loop *b = vb;
+    if (!b->step(b->arg))
+        return false;
+    if (!send_msg(b->ch, MSG_RUN, &b->calls, sizeof b->calls))
+        _exit(0); /* the tuner is gone */
+    return true;
+}
+
+static int back_to_back(child *ch, void *kernel, int inner, bool (*step)(void *arg),
+                        void *arg, kt_diag *diag)
+{
+    double dummy;
+    if (!ch->be->run_busy) {
+        int rc;
+        while ((rc = run_protected(ch, kernel, 1, inner, &dummy, diag)) == KT_OK && step(arg)) {
+        }
+        return rc;
+    }
+    busy_loop b = {.ch = ch, .calls = (double)ch->be->run_busy_depth * inner, .step = step,
+                   .arg = arg};
+    if (!send_msg(ch, MSG_RUN, &b.calls, sizeof b.calls))
+        _exit(0);
+    protect_inputs(ch, true);
+    int rc = ch->be->run_busy(ch->be_ctx, kernel, ch->argv, inner, busy_between, &b, diag);
+    protect_inputs(ch, false);
+    if (!send_msg(ch, MSG_RAN, NULL, 0))
+        _exit(0);
+    return rc;
+}
+
+/* Calls of ms each in a batch of about ENERGY_BATCH_MS. */
+static int batch_calls(double ms)
+{
+    return ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
+}
+
+/* An energy window being read: the counter after each batch. */
+typedef struct window_read {
+    child *ch;
+    clock_avg *clk;
+    kt_energy_span span;
+    double watts;
+    char *why;
+    size_t nwhy;
+} window_read;
+
+static bool window_step(void *arg)
+{
+    window_read *w = arg;
+    sample_clock(w->ch, w->clk);
+    double e = energy(w->ch), t = kt_now();
+    if (kt_energy_span_add(&w->span, t, e)) {
+        w->watts = w->span.watts;
+        return false;
+    }
+    if (t > kt_energy_span_deadline(&w->span)) {
+        kt_energy_span_why(&w->span, t, w->why, w->nwhy);
+        return false;
+    }
+    return true;
+}
+
+/* Average power while the kernel runs back to back (back_to_back, batches
+ * of about ENERGY_BATCH_MS), read between two steps of the energy counter
+ * at least energy_window_s apart (kt_energy_span: NVML's counter moves in
+ * steps tens of milliseconds apart, so a reading over an arbitrary span is
+ * off by up to a step; a 0.3 s span on the H100 read from 128 to 822 W).
  * *watts is NAN when no span came, and why says why; returns KT_OK unless
  * a run failed. */
 static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
                          char *why, size_t nwhy, kt_diag *diag)
 {
-    int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
-    double dummy;
-    kt_energy_span span;
-    kt_energy_span_init(&span, opts(ch)->energy_window_s, kt_now(), energy(ch));
-    for (;;) {
-        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
-            return KT_EBACKEND;
-        sample_clock(ch, clk);
-        double e = energy(ch), t = kt_now();
-        if (kt_energy_span_add(&span, t, e)) {
-            *watts = span.watts;
-            return KT_OK;
-        }
-        if (t > kt_energy_span_deadline(&span)) {
-            kt_energy_span_why(&span, t, why, nwhy);
-            return KT_OK;
-        }
-    }
+    window_read w = {.ch = ch, .clk = clk, .watts = NAN, .why = why, .nwhy = nwhy};
+    kt_energy_span_init(&w.span, opts(ch)->energy_window_s, kt_now(), energy(ch));
+    int rc = back_to_back(ch, kernel, batch_calls(ms), window_step, &w, diag);
+    *watts = w.watts;
+    return rc == KT_OK ? KT_OK : KT_EBACKEND;
+}
+
+static bool before(void *end)
+{
+    return kt_now() < *(const double *)end;
 }
 
 /* The request's warm-up (worker.h: energy_warmup_s), where energy will be
- * read: the kernel back to back in batches of about ENERGY_BATCH_MS (one
- * call of ms each) for warmup_s seconds, announced to the tuner first.
- * False when a run failed or the tuner is gone. */
+ * read: the kernel back to back (one call of ms each) for warmup_s
+ * seconds, announced to the tuner first.  False when a run failed or the
+ * tuner is gone. */
 static bool warm_up(child *ch, void *kernel, double ms, kt_diag *diag)
 {
     if (!(ch->warmup_s > 0) || !(opts(ch)->energy_window_s > 0) || isnan(energy(ch)))
@@ -337,12 +406,8 @@ static bool warm_up(child *ch, void *kernel, double ms, kt_diag *diag)
         kt_fail(diag, KT_EWORKER, "the tuner is gone");
         return false;
     }
-    int inner = ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
-    double dummy, end = kt_now() + ch->warmup_s;
-    while (kt_now() < end)
-        if (run_protected(ch, kernel, 1, inner, &dummy, diag) != KT_OK)
-            return false;
-    return true;
+    double end = kt_now() + ch->warmup_s;
+    return back_to_back(ch, kernel, batch_calls(ms), before, &end, diag) == KT_OK;
 }
 
 /* Time the kernel, then read its average power (energy per call is that

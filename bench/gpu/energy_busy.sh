@@ -1,0 +1,61 @@
+#!/bin/sh
+# energy_busy.sh - on the GPU machine, in one call (about 2.5 minutes on the H200): does the
+# energy reading depend on how busy the host is?  Six SGEMM configurations at 4096^3 (the
+# FP32 choice with SK, NREG and TAIL each both ways) measured with energy by two builds of
+# ktune, OLD and NEW, each on a quiet host and with every core of the host kept busy by
+# `yes` (as NVRTC's compiles keep it during a tuning run).  Before 2026-11-29 the worker
+# read the energy counter between batches of about 5 ms, and the GPU idled while the host
+# did (the counter's and the clock's reads, the messages to the tuner); NEW keeps the next
+# batch queued while the host reads (the backend's run_busy).  Prints each configuration's
+# power per build and host, and the ratio loaded / quiet.
+#
+#   sh bench/gpu/energy_busy.sh OUT OLD_BUNDLE NEW_BUNDLE
+set -u
+OUT=$1 OLD=$2 NEW=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+D=/tmp/ktune-energy-busy
+rm -rf "$D"; mkdir -p "$D/kernels" "$OUT"
+cp -r kernels/gemm "$D/kernels/"
+python3 "$HERE/narrow_spec.py" "$D/kernels/gemm/gemm-cuda.json" \
+    BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0/132,NREG=0/228,TAIL=0/1 \
+    >"$D/kernels/gemm/narrow.json"
+nvidia-smi --query-gpu=name,driver_version,power.limit,temperature.gpu --format=csv,noheader
+for build in old new; do
+    B=$OLD; [ $build = new ] && B=$NEW
+    for host in quiet loaded; do
+        pids=
+        if [ $host = loaded ]; then
+            for i in $(seq "$(nproc)"); do yes >/dev/null & pids="$pids $!"; done
+        fi
+        t0=$(date +%s)
+        KTUNE_WORKER=$B/ktune-worker LD_LIBRARY_PATH=$B/lib "$B/ktune" tune \
+            "$D/kernels/gemm/narrow.json" --problem M=4096,N=4096,K=4096 \
+            --strategy brute_force --db "$D/$build-$host.db" --cache "$D/cache" \
+            --timeout 30 </dev/null >"$D/$build-$host.txt" 2>&1
+        echo "$build $host: rc=$? $(($(date +%s) - t0)) s, load $(cut -d' ' -f1 /proc/loadavg)"
+        [ -n "$pids" ] && kill $pids
+        "$B/ktune" db export csv --db "$D/$build-$host.db" >"$OUT/$build-$host.csv"
+    done
+done
+python3 - "$OUT" <<'PY'
+import csv, statistics, sys
+runs = {}
+for b in ("old", "new"):
+    for h in ("quiet", "loaded"):
+        rows = csv.DictReader(open(f"{sys.argv[1]}/{b}-{h}.csv"))
+        runs[b, h] = {r["config"]: float(r["power_w"]) for r in rows if r["power_w"]}
+keys = sorted(runs["new", "quiet"])
+print("power (W) of each configuration; ratio loaded / quiet")
+print("config | old quiet | old loaded | ratio | new quiet | new loaded | ratio")
+for k in keys:
+    v = [runs[b, h].get(k, float("nan")) for b in ("old", "new") for h in ("quiet", "loaded")]
+    tail = ",".join(p for p in k.split(",") if p.split("=")[0] in ("SK", "NREG", "TAIL"))
+    print(f"{tail} | {v[0]:.1f} | {v[1]:.1f} | {v[1] / v[0]:.3f} | {v[2]:.1f} | {v[3]:.1f} |"
+          f" {v[3] / v[2]:.3f}")
+for b in ("old", "new"):
+    r = [runs[b, "loaded"][k] / runs[b, "quiet"][k] for k in keys
+         if k in runs[b, "loaded"] and k in runs[b, "quiet"]]
+    print(f"{b}: median loaded / quiet {statistics.median(r):.3f} over {len(r)}")
+print(f"new / old, quiet host: median"
+      f" {statistics.median(runs['new', 'quiet'][k] / runs['old', 'quiet'][k] for k in keys):.3f}")
+PY
