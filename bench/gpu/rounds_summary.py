@@ -2,7 +2,7 @@
 size, library and ktune configuration, TFLOP/s in each round (from the times), the median, the
 best, and the best over the reference library's best at that size.  Where several ktune
 configurations were timed, their keys show only the parameters in which they differ.
-sgemm_tail.sh and bf16_8192.sh print their rounds so.
+sgemm_tail.sh and tma_8192.sh print their rounds so.
 
 usage: rounds_summary.py ROUNDS.txt REFERENCE      e.g. rounds_summary.py rounds.txt cublas"""
 import collections
