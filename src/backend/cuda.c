@@ -694,10 +694,10 @@ static CUresult busy_batch(cuda_ctx *c, const cuda_kernel *k, int inner, CUevent
 /* RUN_GROUP batches in the stream at any time (about 40 ms of work): while
  * the host waits for the oldest and reads the counters, the others run.
  * Read between runs instead, the GPU idled during the reads and an SGEMM's
- * power read 0.60-0.64 of this on a quiet host (bench/gpu/energy_busy.sh,
- * 2026-11-29); two batches queued read 0.88-0.90 on another machine.  With
- * every core of the host busy, both ways still read low (0.77 and 0.86 of
- * their quiet readings), for a reason not yet found. */
+ * power read 0.60 of this on a quiet host (bench/gpu/energy_busy.sh,
+ * 2026-11-29; two batches queued were still short).  With every core of
+ * the host busy, both ways still read low (0.77 and 0.86 of their quiet
+ * readings), for a reason not yet found. */
 static int cuda_run_busy(void *vctx, void *kernel, void **args, int inner,
                          bool (*between)(void *arg), void *arg, kt_diag *diag)
 {
