@@ -105,11 +105,61 @@ static void test_a_very_long_call_gives_a_reason(void)
     CHECK(strstr(why, "2000 ms") != NULL);
 }
 
+/* Readings after batches of 5 ms, the device reported idle idle(i)
+ * seconds before reading i; the power, or NAN. */
+static double feed_idle(kt_energy_span *s, double (*idle)(int))
+{
+    double t = 50;
+    kt_energy_span_init(s, 0.3, t, counter(t, 0.025));
+    for (int i = 0; t <= kt_energy_span_deadline(s); i++) {
+        t += 0.005;
+        kt_energy_span_idle(s, idle(i));
+        if (kt_energy_span_add(s, t, counter(t, 0.025)))
+            return s->watts;
+    }
+    return NAN;
+}
+
+static double idle_tenth(int i)
+{
+    (void)i;
+    return 0.0005; /* 10% of each 5 ms */
+}
+
+static double idle_hundredth(int i)
+{
+    (void)i;
+    return 0.00005;
+}
+
+static double idle_at_first(int i)
+{
+    return i < 20 ? 0.001 : 0; /* the first 0.1 s: 20% */
+}
+
+/* A span in which the device idled more than 2% is not its kernel's
+ * power: dropped, and the reason says so; 1% passes; a span that idled
+ * at its start is read again from a later step. */
+static void test_a_device_that_idled_is_not_read(void)
+{
+    kt_energy_span s;
+    CHECK(isnan(feed_idle(&s, idle_tenth)));
+    CHECK(s.restarts > 0);
+    char why[200];
+    kt_energy_span_why(&s, s.t_prev, why, sizeof why);
+    CHECK(strstr(why, "idled") != NULL && strstr(why, "10%") != NULL);
+    CHECK_NEAR(feed_idle(&s, idle_hundredth), WATTS, 0.05 * WATTS);
+    CHECK_EQ_INT(s.restarts, 0);
+    CHECK_NEAR(feed_idle(&s, idle_at_first), WATTS, 0.05 * WATTS);
+    CHECK(s.restarts >= 1);
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_short_batches_read_power_within_5_percent),
     KT_T(test_a_long_call_still_gets_its_power),
     KT_T(test_jumpy_batches_stay_within_the_bound),
     KT_T(test_a_still_counter_says_so),
     KT_T(test_a_very_long_call_gives_a_reason),
+    KT_T(test_a_device_that_idled_is_not_read),
 };
 KT_TEST_MAIN(TESTS)

@@ -12,7 +12,8 @@
  * queued and whose counter takes 2 ms to read, as NVML's calls take time on
  * a loaded host: read between batches of run, the device idles during the
  * reads and the power comes out low; with run_busy, which keeps the next
- * batch queued while the host reads, it comes out right. */
+ * batch queued while the host reads, it comes out right; and where
+ * run_busy reports that the queue ran dry, no power is read. */
 #include "backend/backend.h"
 #include "core/space.h"
 #include "core/util.h"
@@ -83,28 +84,48 @@ static int busy_run(void *ctx, void *kernel, void **args, int reps, int inner,
 
 /* Busy throughout: a batch is always queued while between runs. */
 static int busy_run_fed(void *ctx, void *kernel, void **args, int inner,
-                        bool (*between)(void *arg), void *arg, kt_diag *diag)
+                        bool (*between)(void *arg, double idle_s), void *arg, kt_diag *diag)
 {
     double t;
     int rc;
     set_busy(true);
     while ((rc = kt_backend_find("cpu")->run(ctx, kernel, args, 1, inner, &t, diag)) == KT_OK &&
-           between(arg)) {
+           between(arg, 0)) {
     }
     set_busy(false);
     return rc;
 }
 
+/* The queue runs dry for 1 ms before each batch (a host too busy to feed
+ * it), and says so. */
+static int busy_run_starved(void *ctx, void *kernel, void **args, int inner,
+                            bool (*between)(void *arg, double idle_s), void *arg,
+                            kt_diag *diag)
+{
+    double t, idle;
+    int rc;
+    do {
+        double t0 = kt_now();
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+        idle = kt_now() - t0;
+        rc = busy_run(ctx, kernel, args, 1, inner, &t, diag);
+    } while (rc == KT_OK && between(arg, idle));
+    return rc;
+}
+
 /* The stand-in that KT_TEST_DEVICE names: "busy" (the busy device, read
- * between runs), "fed" (the same with run_busy), else stand_in's. */
+ * between runs), "fed" (the same with run_busy), "starved" (run_busy
+ * with gaps), else stand_in's. */
 static kt_backend named_stand_in(void)
 {
     const char *name = getenv("KT_TEST_DEVICE");
     kt_backend be = stand_in();
-    if (name && (strcmp(name, "busy") == 0 || strcmp(name, "fed") == 0)) {
+    if (name) {
         be.run = busy_run;
         be.energy_j = slow_busy_energy;
-        be.run_busy = strcmp(name, "fed") == 0 ? busy_run_fed : NULL;
+        be.run_busy = strcmp(name, "fed") == 0       ? busy_run_fed
+                      : strcmp(name, "starved") == 0 ? busy_run_starved
+                                                     : NULL;
         be.run_busy_depth = 2;
     }
     return be;
@@ -170,7 +191,6 @@ static kt_result evaluate_busy(const char *device)
     kt_result r = evaluate(0.2);
     unsetenv("KT_TEST_DEVICE");
     CHECK(r.status == KT_STATUS_OK);
-    CHECK(r.detail[0] == 0);
     return r;
 }
 
@@ -179,8 +199,19 @@ static void test_a_fed_device_reads_its_power(void)
     kt_result idle = evaluate_busy("busy"), fed = evaluate_busy("fed");
     /* batches of about 5 ms, each followed by 2 ms or more of reads */
     CHECK(idle.power_w < 0.85 * WATTS);
+    CHECK(idle.detail[0] == 0); /* read between runs, the gaps are not seen */
     CHECK_NEAR(fed.power_w, WATTS, 0.06 * WATTS);
     CHECK_NEAR(fed.energy_j, fed.power_w * fed.time_ms * 1e-3, 1e-12);
+    CHECK(fed.detail[0] == 0);
+}
+
+/* Gaps the backend reports (1 ms before each 5 ms batch) leave no power,
+ * and the row says why, instead of a reading a sixth low. */
+static void test_a_starved_device_says_so(void)
+{
+    kt_result r = evaluate_busy("starved");
+    CHECK(isnan(r.power_w) && isnan(r.energy_j));
+    CHECK(strstr(r.detail, "idled") != NULL);
 }
 
 static void test_no_window_means_no_energy(void)
@@ -196,6 +227,7 @@ static const kt_test TESTS[] = {
     KT_T(test_power_is_read_between_counter_steps),
     KT_T(test_no_window_means_no_energy),
     KT_T(test_a_fed_device_reads_its_power),
+    KT_T(test_a_starved_device_says_so),
 };
 int main(int argc, char **argv)
 {

@@ -5,9 +5,11 @@
 # ktune, OLD and NEW, each on a quiet host and with every core of the host kept busy by
 # `yes` (as NVRTC's compiles keep it during a tuning run).  Before 2026-11-29 the worker
 # read the energy counter between batches of about 5 ms, and the GPU idled while the host
-# did (the counter's and the clock's reads, the messages to the tuner); NEW keeps the next
-# batch queued while the host reads (the backend's run_busy).  Prints each configuration's
-# power per build and host, and the ratio loaded / quiet.
+# did (the counter's and the clock's reads, the messages to the tuner); NEW keeps batches
+# queued while the host reads (the backend's run_busy) and, since the second version, times
+# on the GPU any gap before each batch and reads no power over a span that idled more than
+# 2% (the row's detail says so).  Prints each configuration's power per build and host, the
+# ratio loaded / quiet, and the reason for each row without power.
 #
 #   sh bench/gpu/energy_busy.sh OUT OLD_BUNDLE NEW_BUNDLE
 set -u
@@ -39,23 +41,29 @@ for build in old new; do
 done
 python3 - "$OUT" <<'PY'
 import csv, statistics, sys
-runs = {}
+runs, why = {}, {}
 for b in ("old", "new"):
     for h in ("quiet", "loaded"):
-        rows = csv.DictReader(open(f"{sys.argv[1]}/{b}-{h}.csv"))
-        runs[b, h] = {r["config"]: float(r["power_w"]) for r in rows if r["power_w"]}
-keys = sorted(runs["new", "quiet"])
-print("power (W) of each configuration; ratio loaded / quiet")
+        for r in csv.DictReader(open(f"{sys.argv[1]}/{b}-{h}.csv")):
+            if r["power_w"]:
+                runs.setdefault((b, h), {})[r["config"]] = float(r["power_w"])
+            else:
+                why[b, h, r["config"]] = r["detail"]
+nan = float("nan")
+keys = sorted({k for (_, _, k) in why} | {k for v in runs.values() for k in v})
+print("power (W) of each configuration (nan: none read; the reasons follow); ratio loaded / quiet")
 print("config | old quiet | old loaded | ratio | new quiet | new loaded | ratio")
 for k in keys:
-    v = [runs[b, h].get(k, float("nan")) for b in ("old", "new") for h in ("quiet", "loaded")]
+    v = [runs.get((b, h), {}).get(k, nan) for b in ("old", "new") for h in ("quiet", "loaded")]
     tail = ",".join(p for p in k.split(",") if p.split("=")[0] in ("SK", "NREG", "TAIL"))
     print(f"{tail} | {v[0]:.1f} | {v[1]:.1f} | {v[1] / v[0]:.3f} | {v[2]:.1f} | {v[3]:.1f} |"
           f" {v[3] / v[2]:.3f}")
+def median_ratio(a, b):
+    r = [runs[a][k] / runs[b][k] for k in keys if k in runs.get(a, {}) and k in runs.get(b, {})]
+    return f"{statistics.median(r):.3f} over {len(r)}" if r else "none"
 for b in ("old", "new"):
-    r = [runs[b, "loaded"][k] / runs[b, "quiet"][k] for k in keys
-         if k in runs[b, "loaded"] and k in runs[b, "quiet"]]
-    print(f"{b}: median loaded / quiet {statistics.median(r):.3f} over {len(r)}")
-print(f"new / old, quiet host: median"
-      f" {statistics.median(runs['new', 'quiet'][k] / runs['old', 'quiet'][k] for k in keys):.3f}")
+    print(f"{b}: median loaded / quiet {median_ratio((b, 'loaded'), (b, 'quiet'))}")
+print(f"new / old, quiet host: median {median_ratio(('new', 'quiet'), ('old', 'quiet'))}")
+for (b, h, k), d in sorted(why.items()):
+    print(f"no power, {b} {h}: {k}: {d}")
 PY

@@ -70,6 +70,7 @@ typedef struct cuda_ctx {
     CUevent start[RUN_GROUP], stop[RUN_GROUP]; /* one pair per sample of a group */
     CUevent call_start, call_stop; /* a production call's (not blocking-sync:
                                       the application waits for it) */
+    CUevent busy_t0;          /* the origin of run_busy's batch times */
     cuda_module *mods;        /* the loaded modules (keep_module) */
     size_t nmods;
     kt_nvml_api nvml;         /* energy, when NVML is there */
@@ -159,6 +160,7 @@ static void release_device(cuda_ctx *c)
     }
     c->cu.cuEventDestroy(c->call_start);
     c->cu.cuEventDestroy(c->call_stop);
+    c->cu.cuEventDestroy(c->busy_t0);
     c->cu.cuCtxSetCurrent(prev);
     c->cu.cuDevicePrimaryCtxRelease(c->cudev);
 }
@@ -303,7 +305,8 @@ static int ensure_ready(cuda_ctx *c, kt_diag *diag)
             (r = c->cu.cuEventCreate(&c->stop[i], CU_EVENT_BLOCKING_SYNC)))
             return cu_fail(c, r, "creating events", diag);
     if ((r = c->cu.cuEventCreate(&c->call_start, 0)) ||
-        (r = c->cu.cuEventCreate(&c->call_stop, 0)))
+        (r = c->cu.cuEventCreate(&c->call_stop, 0)) ||
+        (r = c->cu.cuEventCreate(&c->busy_t0, 0)))
         return cu_fail(c, r, "creating events", diag);
     c->cu.cuDeviceGetAttribute(&c->dev.max_threads, KT_CU_MAX_THREADS_PER_BLOCK, dev);
     c->cu.cuDeviceGetAttribute(&c->dev.max_shared_optin, KT_CU_MAX_SHARED_PER_BLOCK_OPTIN,
@@ -682,13 +685,27 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
     return KT_OK;
 }
 
-/* Enqueue one batch of inner calls and record ev after it. */
-static CUresult busy_batch(cuda_ctx *c, const cuda_kernel *k, int inner, CUevent ev)
+/* Enqueue one batch of inner calls between slot i's pair of events. */
+static CUresult busy_batch(cuda_ctx *c, const cuda_kernel *k, int inner, int i)
 {
-    CUresult r = 0;
-    for (int i = 0; !r && i < inner; i++)
+    CUresult r = c->cu.cuEventRecord(c->start[i], NULL);
+    for (int j = 0; !r && j < inner; j++)
         r = launch(c, k, NULL);
-    return r ? r : c->cu.cuEventRecord(ev, NULL);
+    return r ? r : c->cu.cuEventRecord(c->stop[i], NULL);
+}
+
+/* The seconds the device sat idle before slot i's batch (ended): from the
+ * end of the batch before it (*end, in ms after busy_t0; negative: none)
+ * to this one's start; *end becomes this one's end. */
+static CUresult busy_gap(cuda_ctx *c, int i, double *end, double *idle_s)
+{
+    float from = 0, to = 0;
+    CUresult r = c->cu.cuEventElapsedTime(&from, c->busy_t0, c->start[i]);
+    if (!r)
+        r = c->cu.cuEventElapsedTime(&to, c->busy_t0, c->stop[i]);
+    *idle_s = r || *end < 0 ? 0 : fmax(0, ((double)from - *end) * 1e-3);
+    *end = to;
+    return r;
 }
 
 /* RUN_GROUP batches in the stream at any time (about 40 ms of work): while
@@ -697,23 +714,27 @@ static CUresult busy_batch(cuda_ctx *c, const cuda_kernel *k, int inner, CUevent
  * power read 0.60 of this on a quiet host (bench/gpu/energy_busy.sh,
  * 2026-11-29; two batches queued were still short).  With every core of
  * the host busy, both ways still read low (0.77 and 0.86 of their quiet
- * readings), for a reason not yet found. */
+ * readings), for a reason not yet found; the gaps before each batch, timed
+ * on the device, go to between, so that a span with gaps is not read. */
 static int cuda_run_busy(void *vctx, void *kernel, void **args, int inner,
-                         bool (*between)(void *arg), void *arg, kt_diag *diag)
+                         bool (*between)(void *arg, double idle_s), void *arg, kt_diag *diag)
 {
     cuda_ctx *c = vctx;
     cuda_kernel *k = kernel;
     int rc = bind_args(c, k, args, diag);
     if (rc != KT_OK)
         return rc;
-    CUresult r = 0;
+    CUresult r = c->cu.cuEventRecord(c->busy_t0, NULL);
     for (int i = 0; !r && i < RUN_GROUP; i++)
-        r = busy_batch(c, k, inner, c->stop[i]);
+        r = busy_batch(c, k, inner, i);
+    double end = -1, idle = 0;
     for (int i = 0; !r; i = (i + 1) % RUN_GROUP) {
         r = c->cu.cuEventSynchronize(c->stop[i]);
-        if (r || !between(arg))
+        if (!r)
+            r = busy_gap(c, i, &end, &idle);
+        if (r || !between(arg, idle))
             break;
-        r = busy_batch(c, k, inner, c->stop[i]);
+        r = busy_batch(c, k, inner, i);
     }
     CUresult drain = c->cu.cuCtxSynchronize();
     return r || drain ? cu_fail(c, r ? r : drain, "running the kernel", diag) : KT_OK;

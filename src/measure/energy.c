@@ -23,6 +23,9 @@ double kt_cpu_energy_j(void)
 
 /* The most the ends of a span may be uncertain by, as a fraction of it. */
 #define ENERGY_MAX_ERROR 0.05
+/* The most a span's device may idle: its idle power (a tenth to a sixth of
+ * a busy GPU's) would otherwise count as the kernel's. */
+#define ENERGY_MAX_IDLE 0.02
 /* The most time added for long batches: a span read from batches of b
  * seconds needs about 20 b (each end dated to b / 2) plus the wait for its
  * steps, and the deadline adds 40 b, so batches up to about 400 ms get
@@ -40,6 +43,15 @@ void kt_energy_span_init(kt_energy_span *s, double window_s, double t, double e)
  * a tighter one (the rule until 2026-11-24: an eighth of the window) never
  * came for a 72 ms SGEMM.  It ends at the first step at least a window
  * later that keeps both ends' uncertainty within ENERGY_MAX_ERROR. */
+/* The span starts (again) at the step e dated to mid +- half. */
+static void span_start(kt_energy_span *s, double e, double mid, double half)
+{
+    s->e_a = e;
+    s->t_a = mid;
+    s->half_a = half;
+    s->idle_s = 0;
+}
+
 bool kt_energy_span_add(kt_energy_span *s, double t, double e)
 {
     double mid = (s->t_prev + t) / 2, half = (t - s->t_prev) / 2;
@@ -48,16 +60,27 @@ bool kt_energy_span_add(kt_energy_span *s, double t, double e)
     s->longest_s = fmax(s->longest_s, t - s->t_prev);
     s->t_prev = t;
     s->e_prev = e;
+    s->idle_s += s->idle_new;
+    s->idle_new = 0;
     if (step && isnan(s->e_a)) {
-        s->e_a = e;
-        s->t_a = mid;
-        s->half_a = half;
+        span_start(s, e, mid, half);
     } else if (step && mid - s->t_a >= s->window_s &&
                s->half_a + half <= ENERGY_MAX_ERROR * (mid - s->t_a)) {
-        s->watts = (e - s->e_a) / (mid - s->t_a);
-        return true;
+        if (s->idle_s <= ENERGY_MAX_IDLE * (mid - s->t_a)) {
+            s->watts = (e - s->e_a) / (mid - s->t_a);
+            return true;
+        }
+        s->restarts++;
+        s->idle_share = s->idle_s / (mid - s->t_a);
+        span_start(s, e, mid, half);
     }
     return false;
+}
+
+void kt_energy_span_idle(kt_energy_span *s, double idle_s)
+{
+    if (idle_s > 0)
+        s->idle_new += idle_s;
 }
 
 double kt_energy_span_deadline(const kt_energy_span *s)
@@ -71,6 +94,10 @@ void kt_energy_span_why(const kt_energy_span *s, double now, char *buf, size_t l
     double took = now - s->t0;
     if (s->steps == 0)
         snprintf(buf, len, "energy unknown: the counter did not move in %.1f s", took);
+    else if (s->restarts > 0)
+        snprintf(buf, len, "energy unknown: the device idled between its calls in %d span%s "
+                 "of %.1f s (the last %.0f%% of the time; a busy host?)", s->restarts,
+                 s->restarts > 1 ? "s" : "", took, 100 * s->idle_share);
     else
         snprintf(buf, len, "energy unknown: no two of the counter's %d steps in %.1f s "
                  "were dated within %.0f%% of their span (batches of calls up to %.0f ms "

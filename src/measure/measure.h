@@ -95,6 +95,10 @@ typedef struct kt_energy_span {
     double t_a, e_a, half_a; /* the span's start (a step); e_a NAN before */
     double longest_s;    /* the longest interval between readings */
     int steps;           /* steps of the counter seen */
+    double idle_new;     /* the device's idle time reported since the last reading */
+    double idle_s;       /* its idle time within the span so far */
+    int restarts;        /* spans dropped for idling more than 2% */
+    double idle_share;   /* the last dropped span's idle share */
     double watts;        /* the result; NAN until kt_energy_span_add says done */
 } kt_energy_span;
 
@@ -103,6 +107,10 @@ void kt_energy_span_init(kt_energy_span *s, double window_s, double t, double e)
  * (s->watts).  Feed readings until this is true or t passes
  * kt_energy_span_deadline. */
 bool kt_energy_span_add(kt_energy_span *s, double t, double e);
+/* Report that the device sat idle idle_s seconds since the last reading
+ * (where the backend can tell): a span in which it idled more than 2% is
+ * not the kernel's power, and is started again from its last step. */
+void kt_energy_span_idle(kt_energy_span *s, double idle_s);
 /* When to give up: later for longer batches, whose steps are dated more
  * loosely and so need a longer span. */
 double kt_energy_span_deadline(const kt_energy_span *s);

@@ -295,36 +295,38 @@ static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
     return true;
 }
 
-/* The kernel back to back in batches of inner calls until step(arg),
- * called after each batch, says stop.  With the backend's run_busy the
- * next batch is already queued when step runs, so the device does not
- * idle while the host reads its counters; without, each batch is a run
- * of its own (the CPU's kernels run in the calling thread anyway). */
+/* The kernel back to back in batches of inner calls until step(arg,
+ * idle_s), called after each batch, says stop.  With the backend's
+ * run_busy the next batch is already queued when step runs, so the device
+ * does not idle while the host reads its counters, and idle_s says how
+ * long it did anyway before the batch; without, each batch is a run of
+ * its own and idle_s is 0 (the CPU's kernels run in the calling thread). */
 typedef struct busy_loop {
     child *ch;
     double calls; /* announced to the tuner before each batch: the ones
                      that may be queued (worker.h: a deadline in proportion) */
-    bool (*step)(void *arg);
+    bool (*step)(void *arg, double idle_s);
     void *arg;
 } busy_loop;
 
-static bool busy_between(void *vb)
+static bool busy_between(void *vb, double idle_s)
 {
     busy_loop *b = vb;
-    if (!b->step(b->arg))
+    if (!b->step(b->arg, idle_s))
         return false;
     if (!send_msg(b->ch, MSG_RUN, &b->calls, sizeof b->calls))
         _exit(0); /* the tuner is gone */
     return true;
 }
 
-static int back_to_back(child *ch, void *kernel, int inner, bool (*step)(void *arg),
-                        void *arg, kt_diag *diag)
+static int back_to_back(child *ch, void *kernel, int inner,
+                        bool (*step)(void *arg, double idle_s), void *arg, kt_diag *diag)
 {
     double dummy;
     if (!ch->be->run_busy) {
         int rc;
-        while ((rc = run_protected(ch, kernel, 1, inner, &dummy, diag)) == KT_OK && step(arg)) {
+        while ((rc = run_protected(ch, kernel, 1, inner, &dummy, diag)) == KT_OK &&
+               step(arg, 0)) {
         }
         return rc;
     }
@@ -356,11 +358,12 @@ typedef struct window_read {
     size_t nwhy;
 } window_read;
 
-static bool window_step(void *arg)
+static bool window_step(void *arg, double idle_s)
 {
     window_read *w = arg;
     sample_clock(w->ch, w->clk);
     double e = energy(w->ch), t = kt_now();
+    kt_energy_span_idle(&w->span, idle_s);
     if (kt_energy_span_add(&w->span, t, e)) {
         w->watts = w->span.watts;
         return false;
@@ -389,8 +392,9 @@ static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, dou
     return rc == KT_OK ? KT_OK : KT_EBACKEND;
 }
 
-static bool before(void *end)
+static bool before(void *end, double idle_s)
 {
+    (void)idle_s;
     return kt_now() < *(const double *)end;
 }
 
