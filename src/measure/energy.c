@@ -38,11 +38,6 @@ void kt_energy_span_init(kt_energy_span *s, double window_s, double t, double e)
                           .e_a = NAN, .watts = NAN};
 }
 
-/* The span starts at the first step, however loosely dated: with long
- * batches every step is dated to half a batch, and a start that waited for
- * a tighter one (the rule until 2026-11-24: an eighth of the window) never
- * came for a 72 ms SGEMM.  It ends at the first step at least a window
- * later that keeps both ends' uncertainty within ENERGY_MAX_ERROR. */
 /* The span starts (again) at the step e dated to mid +- half. */
 static void span_start(kt_energy_span *s, double e, double mid, double half)
 {
@@ -52,6 +47,13 @@ static void span_start(kt_energy_span *s, double e, double mid, double half)
     s->idle_s = 0;
 }
 
+/* The span starts at the first step, however loosely dated: with long
+ * batches every step is dated to half a batch, and a start that waited for
+ * a tighter one (the rule until 2026-11-24: an eighth of the window) never
+ * came for a 72 ms SGEMM.  It ends at the first step at least a window
+ * later that keeps both ends' uncertainty within ENERGY_MAX_ERROR and in
+ * which the device idled no more than ENERGY_MAX_IDLE of the time, else
+ * starts again there. */
 bool kt_energy_span_add(kt_energy_span *s, double t, double e)
 {
     double mid = (s->t_prev + t) / 2, half = (t - s->t_prev) / 2;
