@@ -15,6 +15,10 @@
 #   sh bench/gpu/energy_repeat.sh OUT [BUNDLE]      (BUNDLE: default build/bundle)
 #   e.g. SPEC=kernels/gemm/gemm-tma-f16-cuda.json BUDGET=688 SEEDS=1 WINDOW=0.3 TIME=480
 #   (TIME: a cap in seconds on each run, ktune tune's --time)
+# Each run compiles its whole budget before measuring (--no-overlap; OVERLAP=1: measure
+# while compiling), so that no compile keeps the host's cores busy while energy is read:
+# a busy host made the readings low (docs/ANALYSIS.md, "How the energy was read").  Keep
+# BUDGET within what compiles well inside TIME (the SGEMM's 1,872 took most of 450 s).
 set -u
 OUT=$1 B=${2:-build/bundle}
 export KTUNE_WORKER=$B/ktune-worker LD_LIBRARY_PATH=$B/lib
@@ -27,6 +31,7 @@ for seed in $SEEDS; do
     "$B/ktune" tune "${SPEC:-kernels/gemm/gemm-wgmma-f16-cuda.json}" \
         --problem M=4096,N=4096,K=4096 --strategy random --budget "${BUDGET:-122}" \
         ${TIME:+--time "$TIME"} --seed $seed --energy-window "${WINDOW:-1.0}" \
+        $([ "${OVERLAP:-0}" = 1 ] || echo --no-overlap) \
         --db "$OUT/energy-$seed.db" --cache /tmp/ktune-energy-cache --timeout 20 --json \
         </dev/null >"$OUT/energy-$seed.json" 2>"$OUT/energy-$seed.err"
     echo "seed $seed: rc=$? $(($(date +%s) - t0)) s, $(date -u +%H:%M:%S) UTC," \
