@@ -22,6 +22,10 @@ python3 "$HERE/narrow_spec.py" "$D/kernels/gemm/gemm-cuda.json" \
     BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0/132,NREG=0/228,TAIL=0/1 \
     >"$D/kernels/gemm/narrow.json"
 nvidia-smi --query-gpu=name,driver_version,power.limit,temperature.gpu --format=csv,noheader
+# the container's CPU quota and how often it stalled us: one suspect for the busy host's low
+# readings (a throttled cgroup stops the worker too, for the rest of each period)
+throttled() { grep -E 'nr_throttled|throttled_usec' /sys/fs/cgroup/cpu.stat 2>/dev/null | tr '\n' ' '; }
+echo "cpus $(nproc), cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo unknown)"
 for build in old new; do
     B=$OLD; [ $build = new ] && B=$NEW
     for host in quiet loaded; do
@@ -34,7 +38,8 @@ for build in old new; do
             "$D/kernels/gemm/narrow.json" --problem M=4096,N=4096,K=4096 \
             --strategy brute_force --db "$D/$build-$host.db" --cache "$D/cache" \
             --timeout 30 </dev/null >"$D/$build-$host.txt" 2>&1
-        echo "$build $host: rc=$? $(($(date +%s) - t0)) s, load $(cut -d' ' -f1 /proc/loadavg)"
+        echo "$build $host: rc=$? $(($(date +%s) - t0)) s, load $(cut -d' ' -f1 /proc/loadavg)," \
+            "cgroup $(throttled)"
         [ -n "$pids" ] && kill $pids
         "$B/ktune" db export csv --db "$D/$build-$host.db" >"$OUT/$build-$host.csv"
     done
