@@ -7,9 +7,12 @@
 # a time, as the table in docs/ANALYSIS.md; then the count of the
 # ablation's verdicts on the ranking (agree / tie / disagree).
 #
-#   sh bench/analyze_public.sh [KTUNE]     (default build/ktune)
+#   [KEEP=DIR] sh bench/analyze_public.sh [KTUNE]     (default build/ktune)
+# KEEP: also keep each pair's `ktune analyze --json` output in DIR (for
+# bench/ablation_noise.py).
 set -eu
 K=${1:-build/ktune}
+KEEP=${KEEP:-}
 T=$(mktemp -d /tmp/ktune-analyze.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 # one database per kernel family: the two convolutions share a kernel name
@@ -33,6 +36,8 @@ for db in "$T"/*.db; do
     while IFS='|' read -r kern dev; do
         "$K" analyze --db "$db" --kernel "$kern" --device "$dev" --json >"$T/out.json" \
             2>"$T/err" || { echo "| $(basename "$db" .db) | $kern | $dev | $(cat "$T/err") |"; continue; }
+        [ -z "$KEEP" ] || cp "$T/out.json" \
+            "$KEEP/$(echo "$(basename "$db" .db)-$kern-$dev" | tr -c 'A-Za-z0-9._\n-' '_').json"
         python3 - "$T/out.json" "$(basename "$db" .db)" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
