@@ -629,6 +629,16 @@ static CUresult launch(cuda_ctx *c, const cuda_kernel *k, CUstream stream)
                                 NULL);
 }
 
+/* Enqueue `inner` calls between slot i's pair of events (a timed sample,
+ * or one of run_busy's batches). */
+static CUresult batch(cuda_ctx *c, const cuda_kernel *k, int inner, int i)
+{
+    CUresult r = c->cu.cuEventRecord(c->start[i], NULL);
+    for (int j = 0; !r && j < inner; j++)
+        r = launch(c, k, NULL);
+    return r ? r : c->cu.cuEventRecord(c->stop[i], NULL);
+}
+
 /* Enqueue samples [from, from + n) of a run (n <= RUN_GROUP), each the L2
  * flush, then `inner` calls between its pair of events; wait for the last
  * and read them all. */
@@ -639,11 +649,7 @@ static CUresult run_group(cuda_ctx *c, const cuda_kernel *k, int from, int n, in
     for (int s = 0; !r && s < n; s++) {
         r = c->cu.cuMemsetD8(c->flush, (unsigned char)(from + s), c->flush_bytes);
         if (!r)
-            r = c->cu.cuEventRecord(c->start[s], NULL);
-        for (int i = 0; !r && i < inner; i++)
-            r = launch(c, k, NULL);
-        if (!r)
-            r = c->cu.cuEventRecord(c->stop[s], NULL);
+            r = batch(c, k, inner, s);
     }
     if (!r)
         r = c->cu.cuEventSynchronize(c->stop[n - 1]);
@@ -685,15 +691,6 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
     return KT_OK;
 }
 
-/* Enqueue one batch of inner calls between slot i's pair of events. */
-static CUresult busy_batch(cuda_ctx *c, const cuda_kernel *k, int inner, int i)
-{
-    CUresult r = c->cu.cuEventRecord(c->start[i], NULL);
-    for (int j = 0; !r && j < inner; j++)
-        r = launch(c, k, NULL);
-    return r ? r : c->cu.cuEventRecord(c->stop[i], NULL);
-}
-
 /* The seconds the device sat idle before slot i's batch (ended): from the
  * end of the batch before it (*end, in ms after busy_t0; negative: none)
  * to this one's start; *end becomes this one's end. */
@@ -726,7 +723,7 @@ static int cuda_run_busy(void *vctx, void *kernel, void **args, int inner,
         return rc;
     CUresult r = c->cu.cuEventRecord(c->busy_t0, NULL);
     for (int i = 0; !r && i < RUN_GROUP; i++)
-        r = busy_batch(c, k, inner, i);
+        r = batch(c, k, inner, i);
     double end = -1, idle = 0;
     for (int i = 0; !r; i = (i + 1) % RUN_GROUP) {
         r = c->cu.cuEventSynchronize(c->stop[i]);
@@ -734,7 +731,7 @@ static int cuda_run_busy(void *vctx, void *kernel, void **args, int inner,
             r = busy_gap(c, i, &end, &idle);
         if (r || !between(arg, idle))
             break;
-        r = busy_batch(c, k, inner, i);
+        r = batch(c, k, inner, i);
     }
     CUresult drain = c->cu.cuCtxSynchronize();
     return r || drain ? cu_fail(c, r ? r : drain, "running the kernel", diag) : KT_OK;
