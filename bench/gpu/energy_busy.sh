@@ -11,9 +11,10 @@
 # 2% (the row's detail says so).  Prints each configuration's power per build and host, the
 # ratio loaded / quiet, and the reason for each row without power.
 #
-#   sh bench/gpu/energy_busy.sh OUT OLD_BUNDLE NEW_BUNDLE
+#   sh bench/gpu/energy_busy.sh OUT OLD_BUNDLE NEW_BUNDLE    (OLD_BUNDLE -: NEW alone, half the time)
 set -u
 OUT=$1 OLD=$2 NEW=$3
+BUILDS="old new"; [ "$OLD" = - ] && BUILDS=new
 HERE=$(cd "$(dirname "$0")" && pwd)
 D=/tmp/ktune-energy-busy
 rm -rf "$D"; mkdir -p "$D/kernels" "$OUT"
@@ -26,7 +27,7 @@ nvidia-smi --query-gpu=name,driver_version,power.limit,temperature.gpu --format=
 # readings (a throttled cgroup stops the worker too, for the rest of each period)
 throttled() { grep -E 'nr_throttled|throttled_usec' /sys/fs/cgroup/cpu.stat 2>/dev/null | tr '\n' ' '; }
 echo "cpus $(nproc), cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo unknown)"
-for build in old new; do
+for build in $BUILDS; do
     B=$OLD; [ $build = new ] && B=$NEW
     for host in quiet loaded; do
         pids=
@@ -44,10 +45,11 @@ for build in old new; do
         "$B/ktune" db export csv --db "$D/$build-$host.db" >"$OUT/$build-$host.csv"
     done
 done
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" $BUILDS <<'PY'
 import csv, statistics, sys
 runs, why = {}, {}
-for b in ("old", "new"):
+builds = sys.argv[2:]
+for b in builds:
     for h in ("quiet", "loaded"):
         for r in csv.DictReader(open(f"{sys.argv[1]}/{b}-{h}.csv")):
             if r["power_w"]:
@@ -60,13 +62,14 @@ print("power (W) of each configuration (nan: none read; the reasons follow); rat
 print("config | old quiet | old loaded | ratio | new quiet | new loaded | ratio")
 for k in keys:
     v = [runs.get((b, h), {}).get(k, nan) for b in ("old", "new") for h in ("quiet", "loaded")]
+    v = [x if x else nan for x in v]
     tail = ",".join(p for p in k.split(",") if p.split("=")[0] in ("SK", "NREG", "TAIL"))
     print(f"{tail} | {v[0]:.1f} | {v[1]:.1f} | {v[1] / v[0]:.3f} | {v[2]:.1f} | {v[3]:.1f} |"
           f" {v[3] / v[2]:.3f}")
 def median_ratio(a, b):
-    r = [runs[a][k] / runs[b][k] for k in keys if k in runs.get(a, {}) and k in runs.get(b, {})]
+    r = [runs[a][k] / runs[b][k] for k in keys if runs.get(a, {}).get(k) and runs.get(b, {}).get(k)]
     return f"{statistics.median(r):.3f} over {len(r)}" if r else "none"
-for b in ("old", "new"):
+for b in builds:
     print(f"{b}: median loaded / quiet {median_ratio((b, 'loaded'), (b, 'quiet'))}")
 print(f"new / old, quiet host: median {median_ratio(('new', 'quiet'), ('old', 'quiet'))}")
 for (b, h, k), d in sorted(why.items()):

@@ -32,9 +32,9 @@ double kt_cpu_energy_j(void)
  * their power, longer ones a reason. */
 #define ENERGY_MAX_EXTRA_S 8.0
 
-void kt_energy_span_init(kt_energy_span *s, double window_s, double t, double e)
+void kt_energy_span_init(kt_energy_span *s, double window_s, double t_lo, double e)
 {
-    *s = (kt_energy_span){.window_s = window_s, .t0 = t, .t_prev = t, .e_prev = e,
+    *s = (kt_energy_span){.window_s = window_s, .t0 = t_lo, .t_prev = t_lo, .e_prev = e,
                           .e_a = NAN, .watts = NAN};
 }
 
@@ -54,13 +54,13 @@ static void span_start(kt_energy_span *s, double e, double mid, double half)
  * later that keeps both ends' uncertainty within ENERGY_MAX_ERROR and in
  * which the device idled no more than ENERGY_MAX_IDLE of the time, else
  * starts again there. */
-bool kt_energy_span_add(kt_energy_span *s, double t, double e)
+bool kt_energy_span_add(kt_energy_span *s, double t_lo, double t_hi, double e)
 {
-    double mid = (s->t_prev + t) / 2, half = (t - s->t_prev) / 2;
+    double mid = (s->t_prev + t_hi) / 2, half = (t_hi - s->t_prev) / 2;
     bool step = e != s->e_prev;
     s->steps += step;
-    s->longest_s = fmax(s->longest_s, t - s->t_prev);
-    s->t_prev = t;
+    s->longest_s = fmax(s->longest_s, t_hi - s->t_prev);
+    s->t_prev = t_lo;
     s->e_prev = e;
     s->idle_s += s->idle_new;
     s->idle_new = 0;

@@ -83,15 +83,18 @@ bool kt_has_nan(kt_dtype t, const void *data, size_t count);
 double kt_cpu_energy_j(void);
 
 /* Average power from an energy counter that moves in steps (NVML's moves
- * every few tens of milliseconds): readings (host seconds, joules) taken
- * between batches of back-to-back calls are fed in order; a step is dated
- * at the middle of the interval between the two readings it fell between,
- * so each end of the span is known to half that interval.  Pure: no
- * clock, no device, so fake counter sequences can test it. */
+ * every few tens of milliseconds): readings (joules, each between two host
+ * clock reads) taken between batches of back-to-back calls are fed in
+ * order; a step is dated at the middle of the interval between the two
+ * readings it fell between, from the earlier one's first clock read to
+ * the later one's last, so each end of the span is known to half that
+ * interval even where the host was descheduled between a counter read and
+ * its clock read (a busy host's readings were biased low by that).  Pure:
+ * no clock, no device, so fake counter sequences can test it. */
 typedef struct kt_energy_span {
     double window_s;     /* the shortest span read */
     double t0;           /* the first reading's time */
-    double t_prev, e_prev; /* the last reading */
+    double t_prev, e_prev; /* the last reading (t_prev: its first clock read) */
     double t_a, e_a, half_a; /* the span's start (a step); e_a NAN before */
     double longest_s;    /* the longest interval between readings */
     int steps;           /* steps of the counter seen */
@@ -102,11 +105,12 @@ typedef struct kt_energy_span {
     double watts;        /* the result; NAN until kt_energy_span_add says done */
 } kt_energy_span;
 
-void kt_energy_span_init(kt_energy_span *s, double window_s, double t, double e);
-/* Add the reading e taken at time t; true when the power is known
- * (s->watts).  Feed readings until this is true or t passes
- * kt_energy_span_deadline. */
-bool kt_energy_span_add(kt_energy_span *s, double t, double e);
+/* Start with the reading e, taken after the host time t_lo. */
+void kt_energy_span_init(kt_energy_span *s, double window_s, double t_lo, double e);
+/* Add the reading e, taken between the host times t_lo and t_hi; true
+ * when the power is known (s->watts).  Feed readings until this is true
+ * or t_hi passes kt_energy_span_deadline. */
+bool kt_energy_span_add(kt_energy_span *s, double t_lo, double t_hi, double e);
 /* Report that the device sat idle idle_s seconds since the last reading
  * (where the backend can tell): a span in which it idled more than 2% is
  * not the kernel's power, and is started again from its last step. */

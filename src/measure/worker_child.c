@@ -362,9 +362,9 @@ static bool window_step(void *arg, double idle_s)
 {
     window_read *w = arg;
     sample_clock(w->ch, w->clk);
-    double e = energy(w->ch), t = kt_now();
+    double t_lo = kt_now(), e = energy(w->ch), t = kt_now();
     kt_energy_span_idle(&w->span, idle_s);
-    if (kt_energy_span_add(&w->span, t, e)) {
+    if (kt_energy_span_add(&w->span, t_lo, t, e)) {
         w->watts = w->span.watts;
         return false;
     }
@@ -386,7 +386,8 @@ static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, dou
                          char *why, size_t nwhy, kt_diag *diag)
 {
     window_read w = {.ch = ch, .clk = clk, .watts = NAN, .why = why, .nwhy = nwhy};
-    kt_energy_span_init(&w.span, opts(ch)->energy_window_s, kt_now(), energy(ch));
+    double t_lo = kt_now();
+    kt_energy_span_init(&w.span, opts(ch)->energy_window_s, t_lo, energy(ch));
     int rc = back_to_back(ch, kernel, batch_calls(ms), window_step, &w, diag);
     *watts = w.watts;
     return rc == KT_OK ? KT_OK : KT_EBACKEND;
