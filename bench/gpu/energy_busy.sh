@@ -8,8 +8,11 @@
 # did (the counter's and the clock's reads, the messages to the tuner); NEW keeps batches
 # queued while the host reads (the backend's run_busy) and, since the second version, times
 # on the GPU any gap before each batch and reads no power over a span that idled more than
-# 2% (the row's detail says so).  Prints each configuration's power per build and host, the
-# ratio loaded / quiet, and the reason for each row without power.
+# 2% (the row's detail says so), and since the third dates each counter read between the
+# clock reads before and after it.  Prints each configuration's power per build and host,
+# the ratio loaded / quiet, and the reason for each row without power; then, as a check
+# that owes nothing to ktune's reader, NEW's reading of one configuration over a 3 s window
+# beside nvidia-smi's instantaneous power sampled every 100 ms meanwhile.
 #
 #   sh bench/gpu/energy_busy.sh OUT OLD_BUNDLE NEW_BUNDLE    (OLD_BUNDLE -: NEW alone, half the time)
 set -u
@@ -45,6 +48,29 @@ for build in $BUILDS; do
         "$B/ktune" db export csv --db "$D/$build-$host.db" >"$OUT/$build-$host.csv"
     done
 done
+# the independent check: one configuration, a 3 s window after the 15 s warm-up, while
+# nvidia-smi samples the board's power
+python3 "$HERE/narrow_spec.py" "$D/kernels/gemm/gemm-cuda.json" \
+    BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=132,NREG=228,TAIL=1 \
+    >"$D/kernels/gemm/pin.json"
+nvidia-smi --query-gpu=power.draw.instant --format=csv,noheader,nounits -lms 100 \
+    >"$OUT/smi.txt" 2>&1 &
+smi=$!
+KTUNE_WORKER=$NEW/ktune-worker LD_LIBRARY_PATH=$NEW/lib "$NEW/ktune" tune \
+    "$D/kernels/gemm/pin.json" --problem M=4096,N=4096,K=4096 --strategy brute_force \
+    --energy-window 3 --db "$D/pin.db" --cache "$D/cache" --timeout 30 </dev/null >/dev/null 2>&1
+kill $smi
+"$NEW/ktune" db export csv --db "$D/pin.db" >"$OUT/pin.csv"
+python3 - "$OUT" <<'PY'
+import csv, statistics, sys
+row = next(csv.DictReader(open(f"{sys.argv[1]}/pin.csv")))
+smi = [float(x) for x in open(f"{sys.argv[1]}/smi.txt") if x.strip().replace(".", "").isdigit()]
+busy = [x for x in smi if x > max(smi) / 2]  # the samples while the kernel ran
+print(f"one configuration, 3 s window: ktune {row['power_w'] or 'none'} W ({row['detail']});"
+      f" nvidia-smi power.draw.instant while busy: median {statistics.median(busy):.1f} W,"
+      f" quartiles {statistics.quantiles(busy)[0]:.1f}-{statistics.quantiles(busy)[2]:.1f} W,"
+      f" {len(busy)} of {len(smi)} samples")
+PY
 python3 - "$OUT" $BUILDS <<'PY'
 import csv, statistics, sys
 runs, why = {}, {}
