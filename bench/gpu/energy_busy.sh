@@ -66,7 +66,8 @@ import csv, statistics, sys
 row = next(csv.DictReader(open(f"{sys.argv[1]}/pin.csv")))
 smi = [float(x) for x in open(f"{sys.argv[1]}/smi.txt") if x.strip().replace(".", "").isdigit()]
 busy = [x for x in smi if x > max(smi) / 2]  # the samples while the kernel ran
-print(f"one configuration, 3 s window: ktune {row['power_w'] or 'none'} W ({row['detail']});"
+detail = f" ({row['detail']})" if row["detail"] else ""
+print(f"one configuration, 3 s window: ktune {row['power_w'] or 'none'} W{detail};"
       f" nvidia-smi power.draw.instant while busy: median {statistics.median(busy):.1f} W,"
       f" quartiles {statistics.quantiles(busy)[0]:.1f}-{statistics.quantiles(busy)[2]:.1f} W,"
       f" {len(busy)} of {len(smi)} samples")

@@ -62,7 +62,7 @@ def table(out):
                 continue
             cells.append(f"{m[0]:.4f}, {m[1]:.4f} ({m[0] / base[0]:.2f}x time, "
                          f"{100 * (1 - m[1] / base[1]):+.1f}% energy saved; n={m[2]}) `{key}`")
-        print(f"| {case} | {len(search['front'])} of {search['measured']} |", " | ".join(cells), "|")
+        print(f"| {case} | {len(search['front'])} of {search.get('measured', '?')} |", " | ".join(cells), "|")
 
 
 if __name__ == "__main__":
