@@ -17,7 +17,8 @@
 #   (TIME: a cap in seconds on each run, ktune tune's --time)
 # Each run compiles its whole budget before measuring (--no-overlap; OVERLAP=1: measure
 # while compiling), so that no compile keeps the host's cores busy while energy is read:
-# a busy host made the readings low (docs/ANALYSIS.md, "How the energy was read").  Keep
+# a busy host can starve the GPU, and spans where it idled give no power (docs/ANALYSIS.md,
+# "How the energy is read").  Keep
 # BUDGET within what compiles well inside TIME (the SGEMM's 1,872 took most of 450 s).
 set -u
 OUT=$1 B=${2:-build/bundle}
