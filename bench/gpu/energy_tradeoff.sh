@@ -15,7 +15,7 @@
 # Environment: ROUNDS (3), WINDOW (1.0 s energy window when re-measuring),
 # T_GEMM, T_CONV: seconds of each search (75, 60); PICKS=DIR: no searches,
 # the picks (and search JSON) of an earlier run in DIR are measured again;
-# CASES: the cases to run (default all four, by name); WARMUP: each
+# CASES: the cases to run (default all five, by name); WARMUP: each
 # re-measurement's --energy-warmup (default 15 s).
 set -u
 OUT=$1 B=${2:-build/bundle}
@@ -59,6 +59,7 @@ case_run() { # NAME SPEC PROBLEM STRATEGY SECONDS
 G=M=4096,N=4096,K=4096
 case_run gemm-wgmma-f16 kernels/gemm/gemm-wgmma-f16-cuda.json $G brute_force "${T_GEMM:-75}"
 case_run gemm-tma-f16 kernels/gemm/gemm-tma-f16-cuda.json $G random "${T_GEMM:-75}"
+case_run sgemm kernels/gemm/gemm-cuda.json $G random "${T_GEMM:-75}"
 case_run conv-res2-3x3 kernels/conv/conv-igemm-tma-f16-cuda.json \
     N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1 random "${T_CONV:-60}"
 case_run conv-res4-1x1 kernels/conv/conv-igemm-tma-f16-cuda.json \
