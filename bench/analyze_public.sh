@@ -7,9 +7,10 @@
 # a time, as the table in docs/ANALYSIS.md; then the count of the
 # ablation's verdicts on the ranking (agree / tie / disagree).
 #
-#   [KEEP=DIR] sh bench/analyze_public.sh [KTUNE]     (default build/ktune)
-# KEEP: also keep each pair's `ktune analyze --json` output in DIR (for
-# bench/ablation_noise.py).
+#   [KEEP=DIR] [OPTS=...] sh bench/analyze_public.sh [KTUNE]     (default build/ktune)
+# KEEP: also keep each pair's `ktune analyze --json` output in DIR.  OPTS: more options
+# for every `ktune analyze`, e.g. OPTS="--reading-noise 0.01" (the ablation's verdicts
+# with 1 % of between-run noise a reading).
 set -eu
 K=${1:-build/ktune}
 KEEP=${KEEP:-}
@@ -34,7 +35,8 @@ for db in "$T"/*.db; do
         p.id = m.problem_id JOIN kernel k ON k.id = p.kernel_id JOIN device d ON
         d.id = m.device_id WHERE m.status = 'ok' ORDER BY 1, 2" |
     while IFS='|' read -r kern dev; do
-        "$K" analyze --db "$db" --kernel "$kern" --device "$dev" --json >"$T/out.json" \
+        # shellcheck disable=SC2086 # OPTS is a list of options
+        "$K" analyze --db "$db" --kernel "$kern" --device "$dev" --json ${OPTS:-} >"$T/out.json" \
             2>"$T/err" || { echo "| $(basename "$db" .db) | $kern | $dev | $(cat "$T/err") |"; continue; }
         [ -z "$KEEP" ] || cp "$T/out.json" \
             "$KEEP/$(echo "$(basename "$db" .db)-$kern-$dev" | tr -c 'A-Za-z0-9._\n-' '_').json"

@@ -1851,6 +1851,15 @@ typedef struct ktune_analyze_opts {
                                 where the far-slow few carry the variance.
                                 It costs another inner cross-validation per
                                 fold; false: every row weighs the same */
+    double reading_noise;    /* the relative standard deviation of one time
+                                reading between runs (0.01: 1%), beyond its
+                                repetitions' spread: repetitions share the
+                                device's state, which a run minutes later
+                                may not (docs/ANALYSIS.md measures it).  The
+                                ablation adds it to each time's noise, in
+                                quadrature, before it calls two costs a tie.
+                                0 (default): the repetitions' spread alone;
+                                at most 0.5 */
 } ktune_analyze_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */
@@ -1883,6 +1892,7 @@ typedef struct ktune_analysis_info {
     size_t tuning;           /* of which tuning parameters */
     unsigned targets;        /* bits 1u << KTUNE_TARGET_* modelled */
     unsigned folds;
+    double reading_noise;    /* the options' reading_noise */
 } ktune_analysis_info;
 
 KTUNE_API void ktune_analysis_describe(const ktune_analysis *a, ktune_analysis_info *out);
@@ -1986,8 +1996,10 @@ typedef struct ktune_ablation {
                                 first's cost) from the measurement noise of
                                 the two times each cost is made of (a
                                 time's relative noise: its repetitions'
-                                (p75 - p25) / median / 1.349); 0 for the
-                                first; NAN where a time has no repetitions */
+                                (p75 - p25) / median / 1.349, with
+                                reading_noise added in quadrature); 0 for
+                                the first; NAN where a time has no
+                                repetitions and reading_noise is 0 */
     ktune_check check;       /* this parameter against the first, by the
                                 rule above: AGREE (it costs less), TIE or
                                 DISAGREE (it costs more); NONE for the

@@ -139,6 +139,37 @@ static void test_ablation_agrees_with_importance(void)
     ktune_db_close(db);
 }
 
+/* The rows' repetitions do not spread (noise 0); a reading noise b adds
+ * b to each time's in quadrature, so a cost's difference from the first's
+ * has sd b sqrt(2): at 5% the check still agrees, at 50% A's 5x and B's
+ * 1.27x (1.37 apart in the log) fall within twice 0.71, a tie.  And the
+ * analysis says what it was given. */
+static void test_reading_noise_widens_the_tie(void)
+{
+    ktune_db *db = synthetic();
+    ktune_analyze_opts o;
+    opts(&o, "syn");
+    o.problem = "N=100";
+    o.targets = 1u << KTUNE_TARGET_TIME;
+    o.top = 0;
+    static const double B[] = {0.05, 0.5};
+    for (int k = 0; k < 2; k++) {
+        o.reading_noise = B[k];
+        ktune_analysis *a = NULL;
+        CHECK(ktune_analyze(db, &o, &a, NULL) == KTUNE_OK);
+        ktune_ablation ab[4];
+        CHECK_EQ_INT(ktune_analysis_ablation(a, ab, 4, NULL), 3);
+        for (int i = 1; i < 3; i++)
+            CHECK_NEAR(ab[i].sd, B[k] * sqrt(2), 1e-9);
+        CHECK_EQ_INT(ktune_analysis_check(a), k ? KTUNE_CHECK_TIE : KTUNE_CHECK_AGREE);
+        ktune_analysis_info in;
+        ktune_analysis_describe(a, &in);
+        CHECK_NEAR(in.reading_noise, B[k], 0);
+        ktune_analysis_free(a);
+    }
+    ktune_db_close(db);
+}
+
 /* On the H100 FP16 wgmma GEMM (its whole space, bench/gpu/data) the
  * ablation costs BN 1.371x, STAGES 1.328x: the ranking by each value's
  * mean contribution over every row put STAGES first; the held-out
@@ -229,6 +260,11 @@ static void test_bad_input_is_one_line(void)
     expect(db, &o, KTUNE_EINVAL, "ktune_analyze_opts_init");
     o.size = sizeof o;
     expect(NULL, &o, KTUNE_EINVAL, "db is NULL");
+    o.reading_noise = 0.6;
+    expect(db, &o, KTUNE_EINVAL, "reading_noise 0.6; 0 to 0.5");
+    o.reading_noise = NAN;
+    expect(db, &o, KTUNE_EINVAL, "reading_noise");
+    o.reading_noise = 0;
     /* without energy asked for, the kernel is analysed on time alone */
     opts(&o, "noenergy");
     ktune_analysis *a = NULL;
@@ -283,6 +319,7 @@ static void test_shap_sums_to_prediction(void)
 
 static const kt_test TESTS[] = {
     KT_T(test_models_rank_what_decides), KT_T(test_ablation_agrees_with_importance),
+    KT_T(test_reading_noise_widens_the_tie),
     KT_T(test_bad_input_is_one_line),    KT_T(test_target_names),
     KT_T(test_shap_sums_to_prediction),
     KT_T(test_ranking_on_the_h100_gemm_ties_within_noise),

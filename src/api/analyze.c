@@ -50,6 +50,8 @@ static int check_opts(const ktune_analyze_opts *o, kt_diag *diag)
         return kt_fail(diag, KT_EINVAL, "%s: derived %zu; 0 to 1000", fn, o->derived);
     if (o->shap_rows < 1 || o->threads < 1 || o->threads > 1024)
         return kt_fail(diag, KT_EINVAL, "%s: shap_rows at least 1, threads 1 to 1024", fn);
+    if (!(o->reading_noise >= 0 && o->reading_noise <= 0.5))
+        return kt_fail(diag, KT_EINVAL, "%s: reading_noise %g; 0 to 0.5", fn, o->reading_noise);
     if (o->targets >= 1u << KTUNE_TARGET_COUNT)
         return kt_fail(diag, KT_EINVAL, "%s: unknown targets 0x%x", fn, o->targets);
     return KT_OK;
@@ -81,7 +83,8 @@ void ktune_analysis_describe(const ktune_analysis *a, ktune_analysis_info *out)
         mask |= a->t[t].done ? 1u << t : 0;
     *out = (ktune_analysis_info){.kernel = a->kernel, .device = a->device, .rows = a->n,
                                  .problems = a->problems, .features = a->nf,
-                                 .tuning = a->ntuning, .targets = mask, .folds = a->folds};
+                                 .tuning = a->ntuning, .targets = mask, .folds = a->folds,
+                                 .reading_noise = a->reading_noise};
 }
 
 const char *ktune_analysis_feature(const ktune_analysis *a, size_t i)

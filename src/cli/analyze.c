@@ -11,7 +11,8 @@
 static const char USAGE[] =
     "usage: ktune analyze --kernel NAME [--db FILE] [--device NAME] [--problem KEY]\n"
     "                     [--target LIST] [--folds K] [--rounds N] [--top K]\n"
-    "                     [--derived N] [--no-weights] [--seed N] [--threads N]\n"
+    "                     [--derived N] [--no-weights] [--reading-noise F]\n"
+    "                     [--seed N] [--threads N]\n"
     "                     [--json]\n\n"
     "Learn the kernel's time, energy and power per call from its tuning\n"
     "parameters and problem fields (gradient-boosted trees, XGBoost), over\n"
@@ -28,7 +29,8 @@ static const char USAGE[] =
     "ablation on the measurements: the best time with each parameter fixed\n"
     "at its worst value, over the best time, which should be largest for the\n"
     "parameter ranked first; costs within twice the noise of their\n"
-    "difference (from the repetitions' spread) are a tie.\n\n"
+    "difference (from the repetitions' spread, and --reading-noise) are a\n"
+    "tie.\n\n"
     "options:\n"
     "  --kernel NAME       the kernel (required; 'ktune db best' lists them)\n"
     "  --db FILE           results database (default ktune.db)\n"
@@ -52,6 +54,12 @@ static const char USAGE[] =
     "  --no-weights        every row weighs the same (default: an inner\n"
     "                      cross-validation may weight each row by its time,\n"
     "                      so that a model of the log counts errors in ms)\n"
+    "  --reading-noise F   the relative noise of one time reading between\n"
+    "                      runs (0.01: 1%), beyond its repetitions' spread,\n"
+    "                      added to each time's before the ablation calls two\n"
+    "                      costs a tie (default 0; at most 0.5): readings of a\n"
+    "                      configuration minutes apart differ more than its\n"
+    "                      repetitions do\n"
     "  --seed N            folds and samples (default 1)\n"
     "  --threads N         XGBoost's threads (default 1)\n"
     "  --json              one JSON object on stdout\n"
@@ -90,6 +98,16 @@ static int parse_num(const char *opt, const char *text, uint64_t lo, uint64_t hi
     return cli_parse_range("analyze", opt, text, lo, hi, out);
 }
 
+/* --reading-noise: a fraction, at most 0.5. */
+static int parse_noise(const char *text, double *out)
+{
+    int rc = cli_parse_fraction("analyze", "--reading-noise", text, out);
+    if (rc == CLI_OK && *out > 0.5)
+        rc = cli_usage_error("analyze", "--reading-noise must be at most 0.5, not '%s'",
+                             text);
+    return rc;
+}
+
 static int parse_opt(int c, an_args *a)
 {
     uint64_t v = 0;
@@ -105,6 +123,7 @@ static int parse_opt(int c, an_args *a)
     case 'T': rc = parse_num("--top", optarg, 0, 1000, &v), a->o.top = (size_t)v; break;
     case 'x': rc = parse_num("--derived", optarg, 0, 1000, &v), a->o.derived = (size_t)v; break;
     case 'w': a->o.weights = false; break;
+    case 'N': rc = parse_noise(optarg, &a->o.reading_noise); break;
     case 's': rc = cli_parse_u64("analyze", "--seed", optarg, &a->o.seed); break;
     case 'n': rc = parse_num("--threads", optarg, 1, 1024, &v), a->o.threads = (unsigned)v; break;
     case 'j': a->json = true; break;
@@ -122,6 +141,7 @@ static int parse(int argc, char **argv, an_args *a)
         {"rounds", required_argument, 0, 'r'}, {"top", required_argument, 0, 'T'},
         {"seed", required_argument, 0, 's'},   {"threads", required_argument, 0, 'n'},
         {"derived", required_argument, 0, 'x'}, {"no-weights", no_argument, 0, 'w'},
+        {"reading-noise", required_argument, 0, 'N'},
         {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
@@ -228,14 +248,17 @@ static void print_verdict(const ktune_analysis *an, const ktune_ablation *ab, si
     }
 }
 
-static void print_ablation(const ktune_analysis *an, size_t nf)
+static void print_ablation(const ktune_analysis *an, const ktune_analysis_info *in)
 {
+    size_t nf = in->features;
     ktune_ablation *ab = calloc(nf + 1, sizeof *ab);
     size_t n = ab ? ktune_analysis_ablation(an, ab, nf, NULL) : 0;
     if (n) {
         printf("\nablation (best time with the parameter at its worst value / best time, "
-               "measured; the noise of its difference from the first's), in the time model's "
-               "order:\n");
+               "measured; the noise of its difference from the first's");
+        if (in->reading_noise > 0)
+            printf(", with %.1f%% a reading between runs", 100 * in->reading_noise);
+        printf("), in the time model's order:\n");
         for (size_t i = 0; i < n; i++) {
             printf("  %2zu. %-16s %8.3fx  at %s", i + 1,
                    ktune_analysis_feature(an, ab[i].feature), ab[i].cost, ab[i].worst);
@@ -261,7 +284,7 @@ static void print_text(const ktune_analysis *an)
     print_fits(an);
     for (int t = 0; t < KTUNE_TARGET_COUNT; t++)
         print_target(an, (ktune_target)t, in.features);
-    print_ablation(an, in.features);
+    print_ablation(an, &in);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -389,6 +412,7 @@ static void print_json(const ktune_analysis *an)
     bool agrees = false;
     json_object_object_add(j, "ablation", ablation_json(an, in.features, &agrees));
     json_object_object_add(j, "ablation_agrees", json_object_new_boolean(agrees));
+    json_object_object_add(j, "reading_noise", json_object_new_double(in.reading_noise));
     json_object_object_add(j, "ablation_check",
                            json_object_new_string(ktune_check_name(ktune_analysis_check(an))));
     cli_json_print(j);

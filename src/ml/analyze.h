@@ -67,8 +67,10 @@ struct ktune_analysis {
     double *y[KTUNE_TARGET_COUNT];   /* n each; NAN where not read */
     double *noise;                   /* n: a time's relative standard
                                         deviation from its repetitions'
-                                        spread; NAN where unknown */
+                                        spread, with the options'
+                                        reading_noise; NAN where unknown */
     unsigned folds;
+    double reading_noise;            /* added to each time's noise */
     kt_atarget t[KTUNE_TARGET_COUNT];
     ktune_ablation *abl;             /* nabl tuning parameters */
     size_t nabl;

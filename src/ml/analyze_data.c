@@ -347,6 +347,14 @@ static int code_rows(kt_analysis *a, const raw_rows *r, kt_diag *diag)
     return rc;
 }
 
+/* Each time's noise with the between-runs noise b of a reading added in
+ * quadrature (an unknown one becomes b); b = 0 leaves them as they are. */
+static void add_reading_noise(double *noise, size_t n, double b)
+{
+    for (size_t i = 0; b > 0 && i < n; i++)
+        noise[i] = isnan(noise[i]) ? b : hypot(noise[i], b);
+}
+
 int kt_analysis_load(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out,
                      kt_diag *diag)
 {
@@ -366,6 +374,8 @@ int kt_analysis_load(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out,
         memset(r.y, 0, sizeof r.y);
         a->noise = r.noise;
         r.noise = NULL;
+        a->reading_noise = o->reading_noise;
+        add_reading_noise(a->noise, a->n, o->reading_noise);
         rc = a->kernel ? code_rows(a, &r, diag) : kt_fail(diag, KT_ENOMEM, "out of memory");
     }
     if (rc == KT_OK && a->ntuning == 0)

@@ -60,6 +60,14 @@ pass "analyze --derived 0 models the parameters alone"
     grep -Eq '^time +20 ' || fail "--no-weights"
 pass "analyze --no-weights models with every row weighing the same"
 
+# a reading noise: the ablation's header says it, the JSON carries it
+"$KTUNE" analyze --db "$DB" --kernel syn --rounds 20 --target time --reading-noise 0.02 |
+    grep -q '^ablation .*, with 2.0% a reading between runs)' || fail "--reading-noise text"
+"$KTUNE" analyze --db "$DB" --kernel syn --rounds 20 --target time --reading-noise 0.02 \
+    --json | python3 -c 'import json, sys; assert json.load(sys.stdin)["reading_noise"] == 0.02' ||
+    fail "--reading-noise json"
+pass "analyze --reading-noise widens the ablation's noise and says so"
+
 expect_fail 1 "^ktune: error: no ok measurement of kernel 'nosuch' in the database$" \
     "$KTUNE" analyze --db "$DB" --kernel nosuch
 expect_fail 1 "0 of 15 rows have a reading of energy" \
@@ -71,4 +79,8 @@ expect_fail 2 "unknown target 'joules'" "$KTUNE" analyze --db "$DB" --kernel syn
 expect_fail 2 "kernel NAME is required" "$KTUNE" analyze --db "$DB"
 expect_fail 2 "folds" "$KTUNE" analyze --db "$DB" --kernel syn --folds 1
 expect_fail 2 "derived" "$KTUNE" analyze --db "$DB" --kernel syn --derived 1001
+expect_fail 2 "reading-noise must be at most 0.5, not '0.6'" \
+    "$KTUNE" analyze --db "$DB" --kernel syn --reading-noise 0.6
+expect_fail 2 "reading-noise must be at least 0" \
+    "$KTUNE" analyze --db "$DB" --kernel syn --reading-noise -1
 pass "bad input: one line, exit 1 (failure) or 2 (usage)"
