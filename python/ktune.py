@@ -994,7 +994,8 @@ class Database(_Handle):
         targets: names of targets() that must be modelled (None: time, and
         energy and power where the rows have them); opts: the other fields
         of ktune_analyze_opts (folds, rounds, depth, shap_rows,
-        interaction_rows, top, seed, threads, derived, weights)."""
+        interaction_rows, top, seed, threads, derived, weights,
+        reading_noise)."""
         o = _opts(_AnalyzeOpts, _analyze_opts_init)
         keep = []
         _set(o, dict(kernel=kernel, device=device, problem=problem, **opts), keep)
@@ -1186,13 +1187,13 @@ class _AnalyzeOpts(_c.Structure):
                 ("targets", _c.c_uint), ("folds", _c.c_uint), ("rounds", _c.c_uint),
                 ("depth", _c.c_uint), ("shap_rows", _sz), ("interaction_rows", _sz),
                 ("top", _sz), ("seed", _u64), ("threads", _c.c_uint),
-                ("derived", _sz), ("weights", _c.c_bool)]
+                ("derived", _sz), ("weights", _c.c_bool), ("reading_noise", _dbl)]
 
 
 class _AnalysisInfo(_c.Structure):
     _fields_ = [("kernel", _p), ("device", _p), ("rows", _sz), ("problems", _sz),
                 ("features", _sz), ("tuning", _sz), ("targets", _c.c_uint),
-                ("folds", _c.c_uint)]
+                ("folds", _c.c_uint), ("reading_noise", _dbl)]
 
 
 class _Fit(_c.Structure):
@@ -1263,7 +1264,7 @@ def _array(f, t, *args):
 class Analysis:
     """A finished analysis (a plain object): kernel, device, rows, problems,
     features (names: tuning parameters first, then problem fields), tuning,
-    folds; per modelled target name, fit[t] (rows, r2, r2_log, mape,
+    folds, reading_noise; per modelled target name, fit[t] (rows, r2, r2_log, mape,
     spearman, seconds), importance[t] [{feature, range, mean_abs, share,
     cost, cost_sd, worst}] (tuning parameters by cost, the held-out
     predictions' cost of their worst value), interactions[t] [(feature,
