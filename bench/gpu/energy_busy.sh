@@ -22,9 +22,19 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 D=/tmp/ktune-energy-busy
 rm -rf "$D"; mkdir -p "$D/kernels" "$OUT"
 cp -r kernels/gemm "$D/kernels/"
+# the FP32 choice's tiles; SK, NREG and TAIL as each use of it says
+TILES=BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1
 python3 "$HERE/narrow_spec.py" "$D/kernels/gemm/gemm-cuda.json" \
-    BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=0/132,NREG=0/228,TAIL=0/1 \
-    >"$D/kernels/gemm/narrow.json"
+    $TILES,SK=0/132,NREG=0/228,TAIL=0/1 >"$D/kernels/gemm/narrow.json"
+# ktune of bundle B tunes spec S (in $D/kernels/gemm) by brute force into $D/DB.db, with
+# the options after; what it prints goes to standard output
+tune() { # B S DB [OPTIONS...]
+    tb=$1 ts=$2 tdb=$3
+    shift 3
+    KTUNE_WORKER=$tb/ktune-worker LD_LIBRARY_PATH=$tb/lib "$tb/ktune" tune \
+        "$D/kernels/gemm/$ts.json" --problem M=4096,N=4096,K=4096 --strategy brute_force \
+        --db "$D/$tdb.db" --cache "$D/cache" --timeout 30 "$@" </dev/null 2>&1
+}
 nvidia-smi --query-gpu=name,driver_version,power.limit,temperature.gpu --format=csv,noheader
 # the container's CPU quota and how often it stalled us: one suspect for the busy host's low
 # readings (a throttled cgroup stops the worker too, for the rest of each period)
@@ -38,10 +48,7 @@ for build in $BUILDS; do
             for i in $(seq "$(nproc)"); do yes >/dev/null & pids="$pids $!"; done
         fi
         t0=$(date +%s)
-        KTUNE_WORKER=$B/ktune-worker LD_LIBRARY_PATH=$B/lib "$B/ktune" tune \
-            "$D/kernels/gemm/narrow.json" --problem M=4096,N=4096,K=4096 \
-            --strategy brute_force --db "$D/$build-$host.db" --cache "$D/cache" \
-            --timeout 30 </dev/null >"$D/$build-$host.txt" 2>&1
+        tune "$B" narrow "$build-$host" >"$D/$build-$host.txt"
         echo "$build $host: rc=$? $(($(date +%s) - t0)) s, load $(cut -d' ' -f1 /proc/loadavg)," \
             "cgroup $(throttled)"
         [ -n "$pids" ] && kill $pids
@@ -51,14 +58,11 @@ done
 # the independent check: one configuration, a 3 s window after the 15 s warm-up, while
 # nvidia-smi samples the board's power
 python3 "$HERE/narrow_spec.py" "$D/kernels/gemm/gemm-cuda.json" \
-    BM=128,BN=256,BK=32,WM=32,WN=128,TM=8,TN=16,STAGES=3,GM=8,MINB=1,AT=1,SK=132,NREG=228,TAIL=1 \
-    >"$D/kernels/gemm/pin.json"
+    $TILES,SK=132,NREG=228,TAIL=1 >"$D/kernels/gemm/pin.json"
 nvidia-smi --query-gpu=power.draw.instant --format=csv,noheader,nounits -lms 100 \
     >"$OUT/smi.txt" 2>&1 &
 smi=$!
-KTUNE_WORKER=$NEW/ktune-worker LD_LIBRARY_PATH=$NEW/lib "$NEW/ktune" tune \
-    "$D/kernels/gemm/pin.json" --problem M=4096,N=4096,K=4096 --strategy brute_force \
-    --energy-window 3 --db "$D/pin.db" --cache "$D/cache" --timeout 30 </dev/null >/dev/null 2>&1
+tune "$NEW" pin pin --energy-window 3 >/dev/null
 kill $smi
 "$NEW/ktune" db export csv --db "$D/pin.db" >"$OUT/pin.csv"
 python3 - "$OUT" <<'PY'
