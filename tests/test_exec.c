@@ -91,7 +91,10 @@ static void setup(fixture *f, bool streamed)
     CHECK(f->be.open(f->spec, &f->bo, &f->ctx, &d) == KT_OK);
     f->mo = kt_measure_defaults();
     f->mo.min_time_s = 0.01;
-    f->mo.timeout_s = 1;
+    /* a hang's timeout: long enough that the other worker, started with
+     * it, measures a correct build first even on a loaded host (at 1 s a
+     * make check beside a tuning run once saw the hang's result first) */
+    f->mo.timeout_s = 2;
     kt_space_default(f->space, f->reference);
     kt_exec_env env = {.spec = f->spec, .prob = &f->prob, .reference = f->reference,
                        .be = &f->be, .be_ctx = f->ctx, .be_opts = &f->bo,
