@@ -144,18 +144,24 @@ static void test_a_very_long_call_gives_a_reason(void)
 }
 
 /* Readings after batches of 5 ms, the device reported idle idle(i)
- * seconds before reading i; the power, or NAN. */
-static double feed_idle(kt_energy_span *s, double (*idle)(int))
+ * seconds before batch i, which ran ten calls of call(i) seconds (NULL:
+ * 0.5 ms); the power, or NAN. */
+static double feed_batches(kt_energy_span *s, double (*idle)(int), double (*call)(int))
 {
     double t = 50;
     kt_energy_span_init(s, 0.3, t, counter(t, 0.025));
     for (int i = 0; t <= kt_energy_span_deadline(s); i++) {
         t += 0.005;
-        kt_energy_span_idle(s, idle(i));
+        kt_energy_span_batch(s, idle ? idle(i) : 0, 10 * (call ? call(i) : 0.0005), 10);
         if (kt_energy_span_add(s, t, t, counter(t, 0.025)))
             return s->watts;
     }
     return NAN;
+}
+
+static double feed_idle(kt_energy_span *s, double (*idle)(int))
+{
+    return feed_batches(s, idle, NULL);
 }
 
 static double idle_tenth(int i)
@@ -192,6 +198,32 @@ static void test_a_device_that_idled_is_not_read(void)
     CHECK(s.restarts >= 1);
 }
 
+/* The first three batches end before the counter's first step (at 50.025
+ * s), so the span starts after them. */
+static double slow_at_first(int i)
+{
+    return i < 3 ? 0.001 : 0.0005;
+}
+
+static double slower_later(int i)
+{
+    return i < 40 ? 0.0005 : 0.0006;
+}
+
+/* The span's time per call is that of the calls it was read over: the
+ * batches before its first step are not counted, and a change within it
+ * is averaged by calls. */
+static void test_the_span_has_its_own_time_per_call(void)
+{
+    kt_energy_span s;
+    CHECK_NEAR(feed_batches(&s, NULL, slow_at_first), WATTS, 0.05 * WATTS);
+    CHECK_NEAR(s.call_s, 0.0005, 1e-12);
+    CHECK_NEAR(feed_batches(&s, NULL, slower_later), WATTS, 0.05 * WATTS);
+    CHECK(s.call_s > 0.0005 + 1e-6 && s.call_s < 0.0006 - 1e-6);
+    kt_energy_span_init(&s, 0.3, 0, 0);
+    CHECK(isnan(s.call_s));
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_short_batches_read_power_within_5_percent),
     KT_T(test_a_long_call_still_gets_its_power),
@@ -200,5 +232,6 @@ static const kt_test TESTS[] = {
     KT_T(test_a_still_counter_says_so),
     KT_T(test_a_very_long_call_gives_a_reason),
     KT_T(test_a_device_that_idled_is_not_read),
+    KT_T(test_the_span_has_its_own_time_per_call),
 };
 KT_TEST_MAIN(TESTS)

@@ -94,13 +94,15 @@ typedef struct kt_backend {
      * device idles while the host reads the counter between them): keep
      * the device busy with the kernel back to back, batches of `inner`
      * calls with more always queued (run_busy_depth of them), and call
-     * between(arg, idle_s) in the calling thread each time a batch ends
-     * (the next running) until it returns false; idle_s is how long the
-     * device sat idle before that batch began (the host fell behind), 0
-     * where unknown.  The queued batches are waited for before returning.
-     * No cache flush: the energy of a steady stream of calls. */
+     * between(arg, idle_s, ms) in the calling thread each time a batch
+     * ends (the next running) until it returns false; idle_s is how long
+     * the device sat idle before that batch began (the host fell behind),
+     * 0 where unknown, and ms the batch's time per call on the device.
+     * The queued batches are waited for before returning.  No cache
+     * flush: the energy of a steady stream of calls. */
     int (*run_busy)(void *ctx, void *kernel, void **args, int inner,
-                    bool (*between)(void *arg, double idle_s), void *arg, kt_diag *diag);
+                    bool (*between)(void *arg, double idle_s, double ms), void *arg,
+                    kt_diag *diag);
     int run_busy_depth;      /* batches run_busy keeps queued */
     /* Optional (NULL: the backend cannot serve an application, and online
      * tuning refuses its kernels): one production call of a loaded kernel

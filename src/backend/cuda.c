@@ -693,14 +693,15 @@ static int cuda_run(void *vctx, void *kernel, void **args, int reps, int inner,
 
 /* The seconds the device sat idle before slot i's batch (ended): from the
  * end of the batch before it (*end, in ms after busy_t0; negative: none)
- * to this one's start; *end becomes this one's end. */
-static CUresult busy_gap(cuda_ctx *c, int i, double *end, double *idle_s)
+ * to this one's start; *end becomes this one's end, and *ms its length. */
+static CUresult busy_gap(cuda_ctx *c, int i, double *end, double *idle_s, double *ms)
 {
     float from = 0, to = 0;
     CUresult r = c->cu.cuEventElapsedTime(&from, c->busy_t0, c->start[i]);
     if (!r)
         r = c->cu.cuEventElapsedTime(&to, c->busy_t0, c->stop[i]);
     *idle_s = r || *end < 0 ? 0 : fmax(0, ((double)from - *end) * 1e-3);
+    *ms = r ? 0 : (double)to - from;
     *end = to;
     return r;
 }
@@ -714,7 +715,8 @@ static CUresult busy_gap(cuda_ctx *c, int i, double *end, double *idle_s)
  * readings), for a reason not yet found; the gaps before each batch, timed
  * on the device, go to between, so that a span with gaps is not read. */
 static int cuda_run_busy(void *vctx, void *kernel, void **args, int inner,
-                         bool (*between)(void *arg, double idle_s), void *arg, kt_diag *diag)
+                         bool (*between)(void *arg, double idle_s, double ms), void *arg,
+                         kt_diag *diag)
 {
     cuda_ctx *c = vctx;
     cuda_kernel *k = kernel;
@@ -724,12 +726,12 @@ static int cuda_run_busy(void *vctx, void *kernel, void **args, int inner,
     CUresult r = c->cu.cuEventRecord(c->busy_t0, NULL);
     for (int i = 0; !r && i < RUN_GROUP; i++)
         r = batch(c, k, inner, i);
-    double end = -1, idle = 0;
+    double end = -1, idle = 0, ms = 0;
     for (int i = 0; !r; i = (i + 1) % RUN_GROUP) {
         r = c->cu.cuEventSynchronize(c->stop[i]);
         if (!r)
-            r = busy_gap(c, i, &end, &idle);
-        if (r || !between(arg, idle))
+            r = busy_gap(c, i, &end, &idle, &ms);
+        if (r || !between(arg, idle, ms / inner))
             break;
         r = batch(c, k, inner, i);
     }

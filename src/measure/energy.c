@@ -35,7 +35,7 @@ double kt_cpu_energy_j(void)
 void kt_energy_span_init(kt_energy_span *s, double window_s, double t_lo, double e)
 {
     *s = (kt_energy_span){.window_s = window_s, .t0 = t_lo, .t_prev = t_lo, .e_prev = e,
-                          .e_a = NAN, .watts = NAN};
+                          .e_a = NAN, .watts = NAN, .call_s = NAN};
 }
 
 /* The span starts (again) at the step e dated to mid +- half. */
@@ -44,7 +44,7 @@ static void span_start(kt_energy_span *s, double e, double mid, double half)
     s->e_a = e;
     s->t_a = mid;
     s->half_a = half;
-    s->idle_s = 0;
+    s->idle_s = s->busy_s = s->calls = 0;
 }
 
 /* The span starts at the first step, however loosely dated: with long
@@ -63,13 +63,16 @@ bool kt_energy_span_add(kt_energy_span *s, double t_lo, double t_hi, double e)
     s->t_prev = t_lo;
     s->e_prev = e;
     s->idle_s += s->idle_new;
-    s->idle_new = 0;
+    s->busy_s += s->busy_new;
+    s->calls += s->calls_new;
+    s->idle_new = s->busy_new = s->calls_new = 0;
     if (step && isnan(s->e_a)) {
         span_start(s, e, mid, half);
     } else if (step && mid - s->t_a >= s->window_s &&
                s->half_a + half <= ENERGY_MAX_ERROR * (mid - s->t_a)) {
         if (s->idle_s <= ENERGY_MAX_IDLE * (mid - s->t_a)) {
             s->watts = (e - s->e_a) / (mid - s->t_a);
+            s->call_s = s->calls > 0 && s->busy_s > 0 ? s->busy_s / s->calls : NAN;
             return true;
         }
         s->restarts++;
@@ -79,10 +82,14 @@ bool kt_energy_span_add(kt_energy_span *s, double t_lo, double t_hi, double e)
     return false;
 }
 
-void kt_energy_span_idle(kt_energy_span *s, double idle_s)
+void kt_energy_span_batch(kt_energy_span *s, double idle_s, double busy_s, double calls)
 {
     if (idle_s > 0)
         s->idle_new += idle_s;
+    if (busy_s > 0 && calls > 0) {
+        s->busy_new += busy_s;
+        s->calls_new += calls;
+    }
 }
 
 double kt_energy_span_deadline(const kt_energy_span *s)

@@ -98,11 +98,15 @@ typedef struct kt_energy_span {
     double t_a, e_a, half_a; /* the span's start (a step); e_a NAN before */
     double longest_s;    /* the longest interval between readings */
     int steps;           /* steps of the counter seen */
-    double idle_new;     /* the device's idle time reported since the last reading */
-    double idle_s;       /* its idle time within the span so far */
+    double idle_new, busy_new, calls_new; /* batches reported since the last reading */
+    double idle_s;       /* the device's idle time within the span so far */
+    double busy_s, calls; /* its batches' device time and calls in the span so far */
     int restarts;        /* spans dropped for idling more than 2% */
     double idle_share;   /* the last dropped span's idle share */
     double watts;        /* the result; NAN until kt_energy_span_add says done */
+    double call_s;       /* then the span's own time per call (NAN: no batch
+                            reported), so that energy per call is watts times
+                            it, both read from the same calls */
 } kt_energy_span;
 
 /* Start with the reading e, taken after the host time t_lo. */
@@ -111,10 +115,12 @@ void kt_energy_span_init(kt_energy_span *s, double window_s, double t_lo, double
  * when the power is known (s->watts).  Feed readings until this is true
  * or t_hi passes kt_energy_span_deadline. */
 bool kt_energy_span_add(kt_energy_span *s, double t_lo, double t_hi, double e);
-/* Report that the device sat idle idle_s seconds since the last reading
- * (where the backend can tell): a span in which it idled more than 2% is
- * not the kernel's power, and is started again from its last step. */
-void kt_energy_span_idle(kt_energy_span *s, double idle_s);
+/* Report a batch of calls that ended since the last reading: the device
+ * sat idle idle_s seconds before it (where the backend can tell, else 0)
+ * and then ran it for busy_s.  A span in which the device idled more than
+ * 2% is not the kernel's power, and is started again from its last step;
+ * the batches' time per call within the span becomes s->call_s. */
+void kt_energy_span_batch(kt_energy_span *s, double idle_s, double busy_s, double calls);
 /* When to give up: later for longer batches, whose steps are dated more
  * loosely and so need a longer span. */
 double kt_energy_span_deadline(const kt_energy_span *s);

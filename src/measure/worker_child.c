@@ -296,23 +296,24 @@ static bool time_samples(child *ch, void *kernel, int inner, clock_avg *clk,
 }
 
 /* The kernel back to back in batches of inner calls until step(arg,
- * idle_s), called after each batch, says stop.  With the backend's
- * run_busy the next batch is already queued when step runs, so the device
- * does not idle while the host reads its counters, and idle_s says how
- * long it did anyway before the batch; without, each batch is a run of
- * its own and idle_s is 0 (the CPU's kernels run in the calling thread). */
+ * idle_s, ms), called after each batch with its time per call, says stop.
+ * With the backend's run_busy the next batch is already queued when step
+ * runs, so the device does not idle while the host reads its counters, and
+ * idle_s says how long it did anyway before the batch; without, each batch
+ * is a run of its own and idle_s is 0 (the CPU's kernels run in the
+ * calling thread). */
 typedef struct busy_loop {
     child *ch;
     double calls; /* announced to the tuner before each batch: the ones
                      that may be queued (worker.h: a deadline in proportion) */
-    bool (*step)(void *arg, double idle_s);
+    bool (*step)(void *arg, double idle_s, double ms);
     void *arg;
 } busy_loop;
 
-static bool busy_between(void *vb, double idle_s)
+static bool busy_between(void *vb, double idle_s, double ms)
 {
     busy_loop *b = vb;
-    if (!b->step(b->arg, idle_s))
+    if (!b->step(b->arg, idle_s, ms))
         return false;
     if (!send_msg(b->ch, MSG_RUN, &b->calls, sizeof b->calls))
         _exit(0); /* the tuner is gone */
@@ -320,13 +321,14 @@ static bool busy_between(void *vb, double idle_s)
 }
 
 static int back_to_back(child *ch, void *kernel, int inner,
-                        bool (*step)(void *arg, double idle_s), void *arg, kt_diag *diag)
+                        bool (*step)(void *arg, double idle_s, double ms), void *arg,
+                        kt_diag *diag)
 {
-    double dummy;
+    double ms;
     if (!ch->be->run_busy) {
         int rc;
-        while ((rc = run_protected(ch, kernel, 1, inner, &dummy, diag)) == KT_OK &&
-               step(arg, 0)) {
+        while ((rc = run_protected(ch, kernel, 1, inner, &ms, diag)) == KT_OK &&
+               step(arg, 0, ms)) {
         }
         return rc;
     }
@@ -348,26 +350,25 @@ static int batch_calls(double ms)
     return ms > 0 ? (int)fmin(1e6, ceil(ENERGY_BATCH_MS / ms)) : 1;
 }
 
-/* An energy window being read: the counter after each batch. */
+/* An energy window being read: the counter after each batch of inner
+ * calls. */
 typedef struct window_read {
     child *ch;
     clock_avg *clk;
+    int inner;
     kt_energy_span span;
-    double watts;
     char *why;
     size_t nwhy;
 } window_read;
 
-static bool window_step(void *arg, double idle_s)
+static bool window_step(void *arg, double idle_s, double ms)
 {
     window_read *w = arg;
     sample_clock(w->ch, w->clk);
     double t_lo = kt_now(), e = energy(w->ch), t = kt_now();
-    kt_energy_span_idle(&w->span, idle_s);
-    if (kt_energy_span_add(&w->span, t_lo, t, e)) {
-        w->watts = w->span.watts;
+    kt_energy_span_batch(&w->span, idle_s, ms * w->inner * 1e-3, w->inner);
+    if (kt_energy_span_add(&w->span, t_lo, t, e))
         return false;
-    }
     if (t > kt_energy_span_deadline(&w->span)) {
         kt_energy_span_why(&w->span, t, w->why, w->nwhy);
         return false;
@@ -379,23 +380,25 @@ static bool window_step(void *arg, double idle_s)
  * of about ENERGY_BATCH_MS), read between two steps of the energy counter
  * at least energy_window_s apart (kt_energy_span: NVML's counter moves in
  * steps tens of milliseconds apart, so a reading over an arbitrary span is
- * off by up to a step; a 0.3 s span on the H100 read from 128 to 822 W).
- * *watts is NAN when no span came, and why says why; returns KT_OK unless
- * a run failed. */
-static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk, double *watts,
-                         char *why, size_t nwhy, kt_diag *diag)
+ * off by up to a step; a 0.3 s span on the H100 read from 128 to 822 W),
+ * and the span's own time per call.  span->watts is NAN when no span came,
+ * and why says why; returns KT_OK unless a run failed. */
+static int energy_window(child *ch, void *kernel, double ms, clock_avg *clk,
+                         kt_energy_span *span, char *why, size_t nwhy, kt_diag *diag)
 {
-    window_read w = {.ch = ch, .clk = clk, .watts = NAN, .why = why, .nwhy = nwhy};
+    window_read w = {.ch = ch, .clk = clk, .inner = batch_calls(ms), .why = why,
+                     .nwhy = nwhy};
     double t_lo = kt_now();
     kt_energy_span_init(&w.span, opts(ch)->energy_window_s, t_lo, energy(ch));
-    int rc = back_to_back(ch, kernel, batch_calls(ms), window_step, &w, diag);
-    *watts = w.watts;
+    int rc = back_to_back(ch, kernel, w.inner, window_step, &w, diag);
+    *span = w.span;
     return rc == KT_OK ? KT_OK : KT_EBACKEND;
 }
 
-static bool before(void *end, double idle_s)
+static bool before(void *end, double idle_s, double ms)
 {
     (void)idle_s;
+    (void)ms;
     return kt_now() < *(const double *)end;
 }
 
@@ -415,9 +418,11 @@ static bool warm_up(child *ch, void *kernel, double ms, kt_diag *diag)
     return back_to_back(ch, kernel, batch_calls(ms), before, &end, diag) == KT_OK;
 }
 
-/* Time the kernel, then read its average power (energy per call is that
- * power times the median time) and the SM clock; the request's warm-up,
- * if any, comes first, so that both are read warm. */
+/* Time the kernel, then read its average power and the SM clock; energy
+ * per call is that power times the time per call of the calls it was read
+ * over (at a power limit the clock, and so the time, may differ from the
+ * timing's: an FP16 GEMM on the H200 timed at 1.08x its cool time).  The
+ * request's warm-up, if any, comes first, so that both are read warm. */
 static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
 {
     double warm;
@@ -430,21 +435,21 @@ static void time_kernel(child *ch, void *kernel, kt_result *r, kt_diag *diag)
     clock_avg clk = {0};
     if (!time_samples(ch, kernel, inner, &clk, r, diag))
         return;
-    double watts = NAN;
+    kt_energy_span span = {.watts = NAN, .call_s = NAN};
     if (opts(ch)->energy_window_s <= 0)
         kt_strlcpy(r->detail, sizeof r->detail, "energy not read (--energy-window 0)");
     else if (isnan(energy(ch)))
         kt_strlcpy(r->detail, sizeof r->detail, "energy unknown: no energy counter here "
                    "(NVML for a GPU, RAPL for the CPU)");
-    else if (energy_window(ch, kernel, r->time_ms, &clk, &watts, r->detail,
+    else if (energy_window(ch, kernel, r->time_ms, &clk, &span, r->detail,
                            sizeof r->detail, diag) != KT_OK)
         return;
-    if (!isnan(watts) && !(watts > 0))
+    if (!isnan(span.watts) && !(span.watts > 0))
         snprintf(r->detail, sizeof r->detail, "energy unknown: the counter read %.3g W",
-                 watts);
+                 span.watts);
     r->status = KT_STATUS_OK;
-    r->power_w = watts > 0 ? watts : NAN;
-    r->energy_j = r->power_w * r->time_ms * 1e-3;
+    r->power_w = span.watts > 0 ? span.watts : NAN;
+    r->energy_j = r->power_w * (span.call_s > 0 ? span.call_s : r->time_ms * 1e-3);
     r->sm_clock_mhz = clk.n ? clk.sum / clk.n : 0;
 }
 
