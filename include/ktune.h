@@ -147,8 +147,12 @@ typedef struct ktune_result {
     double spread;       /* (p75 - p25) / median of the repetitions */
     int reps;            /* timed repetitions */
     double compile_ms;   /* compile time, 0 when cached */
-    double energy_j;     /* energy per call; NAN when unknown */
-    double power_w;      /* average power while timing; NAN when unknown */
+    double energy_j;     /* energy per call: power_w times the time per call
+                          * of the calls it was read over (the energy
+                          * window's, back to back, no cache flush); NAN
+                          * when unknown */
+    double power_w;      /* average power over the energy window; NAN when
+                          * unknown */
     double sm_clock_mhz; /* GPU: mean SM clock while timing; 0 when unknown */
     double max_error;    /* largest error against the reference */
 } ktune_result;
