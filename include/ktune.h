@@ -1864,6 +1864,14 @@ typedef struct ktune_analyze_opts {
                                 quadrature, before it calls two costs a tie.
                                 0 (default): the repetitions' spread alone;
                                 at most 0.5 */
+    unsigned repeats;        /* cross-validations, 1 to 20 (1), each with
+                                its own folds (fold seeds seed, seed + 1,
+                                ...): the fit's figures are their means and
+                                r2_sd the spread of R-squared, which on a
+                                few hundred rows moves by hundredths with
+                                the folds; the ranking reads the first's
+                                held-out predictions, so repeats change the
+                                figures alone */
 } ktune_analyze_opts;
 
 /* Fill *o with the defaults above.  Thread-safe. */
@@ -1897,6 +1905,7 @@ typedef struct ktune_analysis_info {
     unsigned targets;        /* bits 1u << KTUNE_TARGET_* modelled */
     unsigned folds;
     double reading_noise;    /* the options' reading_noise */
+    unsigned repeats;        /* the options' repeats */
 } ktune_analysis_info;
 
 KTUNE_API void ktune_analysis_describe(const ktune_analysis *a, ktune_analysis_info *out);
@@ -1912,6 +1921,8 @@ typedef struct ktune_fit {
     double mape;             /* mean absolute percentage error, % */
     double spearman;         /* rank correlation of prediction and truth */
     double seconds;          /* cross-validation and final fit */
+    double r2_sd;            /* standard deviation of r2 over the repeated
+                                cross-validations (0 with one) */
 } ktune_fit;
 
 /* Target t's fit into *out: 0, or KTUNE_ENOTFOUND when t was not

@@ -995,7 +995,7 @@ class Database(_Handle):
         energy and power where the rows have them); opts: the other fields
         of ktune_analyze_opts (folds, rounds, depth, shap_rows,
         interaction_rows, top, seed, threads, derived, weights,
-        reading_noise)."""
+        reading_noise, repeats)."""
         o = _opts(_AnalyzeOpts, _analyze_opts_init)
         keep = []
         _set(o, dict(kernel=kernel, device=device, problem=problem, **opts), keep)
@@ -1187,18 +1187,19 @@ class _AnalyzeOpts(_c.Structure):
                 ("targets", _c.c_uint), ("folds", _c.c_uint), ("rounds", _c.c_uint),
                 ("depth", _c.c_uint), ("shap_rows", _sz), ("interaction_rows", _sz),
                 ("top", _sz), ("seed", _u64), ("threads", _c.c_uint),
-                ("derived", _sz), ("weights", _c.c_bool), ("reading_noise", _dbl)]
+                ("derived", _sz), ("weights", _c.c_bool), ("reading_noise", _dbl),
+                ("repeats", _c.c_uint)]
 
 
 class _AnalysisInfo(_c.Structure):
     _fields_ = [("kernel", _p), ("device", _p), ("rows", _sz), ("problems", _sz),
                 ("features", _sz), ("tuning", _sz), ("targets", _c.c_uint),
-                ("folds", _c.c_uint), ("reading_noise", _dbl)]
+                ("folds", _c.c_uint), ("reading_noise", _dbl), ("repeats", _c.c_uint)]
 
 
 class _Fit(_c.Structure):
     _fields_ = [("rows", _sz), ("r2", _dbl), ("r2_log", _dbl), ("mape", _dbl),
-                ("spearman", _dbl), ("seconds", _dbl)]
+                ("spearman", _dbl), ("seconds", _dbl), ("r2_sd", _dbl)]
 
 
 class _Importance(_c.Structure):
@@ -1264,8 +1265,8 @@ def _array(f, t, *args):
 class Analysis:
     """A finished analysis (a plain object): kernel, device, rows, problems,
     features (names: tuning parameters first, then problem fields), tuning,
-    folds, reading_noise; per modelled target name, fit[t] (rows, r2, r2_log, mape,
-    spearman, seconds), importance[t] [{feature, range, mean_abs, share,
+    folds, reading_noise, repeats; per modelled target name, fit[t] (rows, r2,
+    r2_log, mape, spearman, seconds, r2_sd), importance[t] [{feature, range, mean_abs, share,
     cost, cost_sd, worst}] (tuning parameters by cost, the held-out
     predictions' cost of their worst value), interactions[t] [(feature,
     feature, mean_abs)], dependence[t] {feature: [(value, mean)]}; ablation

@@ -170,6 +170,56 @@ static void test_reading_noise_widens_the_tie(void)
     ktune_db_close(db);
 }
 
+/* The time model of syn with opts' settings and fold seed seed, repeated
+ * repeats times; the fit, and the top feature's predicted cost. */
+static ktune_fit repeated(ktune_db *db, uint64_t seed, unsigned repeats, double *cost)
+{
+    ktune_analyze_opts o;
+    opts(&o, "syn");
+    o.targets = 1u << KTUNE_TARGET_TIME;
+    o.top = 0;
+    o.seed = seed;
+    o.repeats = repeats;
+    ktune_analysis *a = NULL;
+    ktune_fit fit = {0};
+    CHECK(ktune_analyze(db, &o, &a, NULL) == KTUNE_OK);
+    CHECK(ktune_analysis_fit(a, KTUNE_TARGET_TIME, &fit) == KTUNE_OK);
+    ktune_importance imp[4];
+    CHECK(ktune_analysis_importance(a, KTUNE_TARGET_TIME, imp, 4) > 0);
+    *cost = imp[0].cost;
+    ktune_analysis_info in;
+    ktune_analysis_describe(a, &in);
+    CHECK_EQ_INT(in.repeats, repeats);
+    ktune_analysis_free(a);
+    return fit;
+}
+
+/* Three cross-validations give the means of the three with fold seeds 7,
+ * 8 and 9 and the standard deviation of their R-squared; the ranking is
+ * the first's, as without repeats. */
+static void test_repeats_average_over_folds(void)
+{
+    ktune_db *db = synthetic();
+    double cost[4], r2[3], mean = 0, ss = 0;
+    ktune_fit one[3];
+    for (int k = 0; k < 3; k++) {
+        one[k] = repeated(db, 7 + (uint64_t)k, 1, &cost[k]);
+        r2[k] = one[k].r2;
+        mean += r2[k] / 3;
+        CHECK_NEAR(one[k].r2_sd, 0, 0);
+    }
+    for (int k = 0; k < 3; k++)
+        ss += (r2[k] - mean) * (r2[k] - mean);
+    ktune_fit three = repeated(db, 7, 3, &cost[3]);
+    CHECK_NEAR(three.r2, mean, 1e-9);
+    CHECK_NEAR(three.r2_sd, sqrt(ss / 2), 1e-9);
+    CHECK(r2[0] != r2[1] || r2[1] != r2[2]); /* the folds differ */
+    CHECK_NEAR(three.mape, (one[0].mape + one[1].mape + one[2].mape) / 3, 1e-9);
+    CHECK_EQ_INT(three.rows, 64);
+    CHECK_NEAR(cost[3], cost[0], 0);
+    ktune_db_close(db);
+}
+
 /* On the H100 FP16 wgmma GEMM (its whole space, bench/gpu/data) the
  * ablation costs BN 1.371x, STAGES 1.328x: the ranking by each value's
  * mean contribution over every row put STAGES first; the held-out
@@ -265,6 +315,11 @@ static void test_bad_input_is_one_line(void)
     o.reading_noise = NAN;
     expect(db, &o, KTUNE_EINVAL, "reading_noise");
     o.reading_noise = 0;
+    o.repeats = 0;
+    expect(db, &o, KTUNE_EINVAL, "0 repeats; 1 to 20");
+    o.repeats = 21;
+    expect(db, &o, KTUNE_EINVAL, "21 repeats; 1 to 20");
+    o.repeats = 1;
     /* without energy asked for, the kernel is analysed on time alone */
     opts(&o, "noenergy");
     ktune_analysis *a = NULL;
@@ -319,7 +374,7 @@ static void test_shap_sums_to_prediction(void)
 
 static const kt_test TESTS[] = {
     KT_T(test_models_rank_what_decides), KT_T(test_ablation_agrees_with_importance),
-    KT_T(test_reading_noise_widens_the_tie),
+    KT_T(test_reading_noise_widens_the_tie), KT_T(test_repeats_average_over_folds),
     KT_T(test_bad_input_is_one_line),    KT_T(test_target_names),
     KT_T(test_shap_sums_to_prediction),
     KT_T(test_ranking_on_the_h100_gemm_ties_within_noise),

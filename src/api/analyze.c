@@ -31,7 +31,7 @@ void ktune_analyze_opts_init(ktune_analyze_opts *o)
     *o = (ktune_analyze_opts){.size = sizeof *o, .folds = 5, .rounds = 300, .depth = 6,
                               .shap_rows = 1000, .interaction_rows = 200, .top = 3,
                               .seed = 1, .threads = 1, .derived = 16,
-                              .weights = true};
+                              .weights = true, .repeats = 1};
 }
 
 static int check_opts(const ktune_analyze_opts *o, kt_diag *diag)
@@ -46,6 +46,8 @@ static int check_opts(const ktune_analyze_opts *o, kt_diag *diag)
         return kt_fail(diag, KT_EINVAL, "%s: %u folds; 2 to 20", fn, o->folds);
     if (o->rounds < 1 || o->rounds > 100000 || o->depth < 1 || o->depth > 20)
         return kt_fail(diag, KT_EINVAL, "%s: rounds 1 to 100000 and depth 1 to 20", fn);
+    if (o->repeats < 1 || o->repeats > 20)
+        return kt_fail(diag, KT_EINVAL, "%s: %u repeats; 1 to 20", fn, o->repeats);
     if (o->derived > 1000)
         return kt_fail(diag, KT_EINVAL, "%s: derived %zu; 0 to 1000", fn, o->derived);
     if (o->shap_rows < 1 || o->threads < 1 || o->threads > 1024)
@@ -84,7 +86,7 @@ void ktune_analysis_describe(const ktune_analysis *a, ktune_analysis_info *out)
     *out = (ktune_analysis_info){.kernel = a->kernel, .device = a->device, .rows = a->n,
                                  .problems = a->problems, .features = a->nf,
                                  .tuning = a->ntuning, .targets = mask, .folds = a->folds,
-                                 .reading_noise = a->reading_noise};
+                                 .reading_noise = a->reading_noise, .repeats = a->repeats};
 }
 
 const char *ktune_analysis_feature(const ktune_analysis *a, size_t i)

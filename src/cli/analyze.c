@@ -12,6 +12,7 @@ static const char USAGE[] =
     "usage: ktune analyze --kernel NAME [--db FILE] [--device NAME] [--problem KEY]\n"
     "                     [--target LIST] [--folds K] [--rounds N] [--top K]\n"
     "                     [--derived N] [--no-weights] [--reading-noise F]\n"
+    "                     [--repeats N]\n"
     "                     [--seed N] [--threads N]\n"
     "                     [--json]\n\n"
     "Learn the kernel's time, energy and power per call from its tuning\n"
@@ -60,6 +61,11 @@ static const char USAGE[] =
     "                      costs a tie (default 0; at most 0.5): readings of a\n"
     "                      configuration minutes apart differ more than its\n"
     "                      repetitions do\n"
+    "  --repeats N         cross-validations, each with its own folds (fold\n"
+    "                      seeds N, N + 1, ... from --seed), 1 to 20: the fit's\n"
+    "                      figures are their means, with R-squared's standard\n"
+    "                      deviation beside (default 1; on a few hundred rows\n"
+    "                      R-squared moves by hundredths with the folds)\n"
     "  --seed N            folds and samples (default 1)\n"
     "  --threads N         XGBoost's threads (default 1)\n"
     "  --json              one JSON object on stdout\n"
@@ -124,6 +130,7 @@ static int parse_opt(int c, an_args *a)
     case 'x': rc = parse_num("--derived", optarg, 0, 1000, &v), a->o.derived = (size_t)v; break;
     case 'w': a->o.weights = false; break;
     case 'N': rc = parse_noise(optarg, &a->o.reading_noise); break;
+    case 'R': rc = parse_num("--repeats", optarg, 1, 20, &v), a->o.repeats = (unsigned)v; break;
     case 's': rc = cli_parse_u64("analyze", "--seed", optarg, &a->o.seed); break;
     case 'n': rc = parse_num("--threads", optarg, 1, 1024, &v), a->o.threads = (unsigned)v; break;
     case 'j': a->json = true; break;
@@ -141,7 +148,7 @@ static int parse(int argc, char **argv, an_args *a)
         {"rounds", required_argument, 0, 'r'}, {"top", required_argument, 0, 'T'},
         {"seed", required_argument, 0, 's'},   {"threads", required_argument, 0, 'n'},
         {"derived", required_argument, 0, 'x'}, {"no-weights", no_argument, 0, 'w'},
-        {"reading-noise", required_argument, 0, 'N'},
+        {"reading-noise", required_argument, 0, 'N'}, {"repeats", required_argument, 0, 'R'},
         {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c, rc = CLI_OK;
@@ -164,15 +171,19 @@ static int parse(int argc, char **argv, an_args *a)
 
 static const char *UNITS[KTUNE_TARGET_COUNT] = {"ms", "J", "W"};
 
-static void print_fits(const ktune_analysis *an)
+/* The fits; with repeats, R2's standard deviation over them beside it. */
+static void print_fits(const ktune_analysis *an, bool sd)
 {
-    printf("%-7s %6s %7s %8s %7s %9s %8s\n", "model", "rows", "R2", "R2(log)", "MAPE",
-           "Spearman", "seconds");
+    printf("%-7s %6s %7s%s %8s %7s %9s %8s\n", "model", "rows", "R2", sd ? "   +-sd" : "",
+           "R2(log)", "MAPE", "Spearman", "seconds");
     for (int t = 0; t < KTUNE_TARGET_COUNT; t++) {
         ktune_fit f;
-        if (ktune_analysis_fit(an, (ktune_target)t, &f) == KTUNE_OK)
-            printf("%-7s %6zu %7.3f %8.3f %6.1f%% %9.3f %8.1f\n", ktune_target_name(t),
-                   f.rows, f.r2, f.r2_log, f.mape, f.spearman, f.seconds);
+        if (ktune_analysis_fit(an, (ktune_target)t, &f) != KTUNE_OK)
+            continue;
+        printf("%-7s %6zu %7.3f", ktune_target_name(t), f.rows, f.r2);
+        if (sd)
+            printf(" %6.3f", f.r2_sd);
+        printf(" %8.3f %6.1f%% %9.3f %8.1f\n", f.r2_log, f.mape, f.spearman, f.seconds);
     }
 }
 
@@ -279,9 +290,12 @@ static void print_text(const ktune_analysis *an)
     ktune_analysis_info in;
     ktune_analysis_describe(an, &in);
     printf("%s on %s: %zu configurations, %zu problem%s, %zu features (%zu tuning "
-           "parameters), %u-fold cross-validation\n", in.kernel, in.device, in.rows,
+           "parameters), %u-fold cross-validation", in.kernel, in.device, in.rows,
            in.problems, in.problems == 1 ? "" : "s", in.features, in.tuning, in.folds);
-    print_fits(an);
+    if (in.repeats > 1)
+        printf(", %u times with other folds (means)", in.repeats);
+    printf("\n");
+    print_fits(an, in.repeats > 1);
     for (int t = 0; t < KTUNE_TARGET_COUNT; t++)
         print_target(an, (ktune_target)t, in.features);
     print_ablation(an, &in);
@@ -365,6 +379,7 @@ static json_object *target_json(const ktune_analysis *an, ktune_target t, size_t
     json_object_object_add(o, "mape", cli_json_double(f.mape));
     json_object_object_add(o, "spearman", cli_json_double(f.spearman));
     json_object_object_add(o, "seconds", cli_json_double(f.seconds));
+    json_object_object_add(o, "r2_sd", cli_json_double(f.r2_sd));
     importance_json(an, t, nf, o);
     json_object_object_add(o, "interactions", interactions_json(an, t));
     return o;
@@ -399,6 +414,7 @@ static void print_json(const ktune_analysis *an)
     json_object_object_add(j, "rows", json_object_new_int64((int64_t)in.rows));
     json_object_object_add(j, "problems", json_object_new_int64((int64_t)in.problems));
     json_object_object_add(j, "folds", json_object_new_int64(in.folds));
+    json_object_object_add(j, "repeats", json_object_new_int64(in.repeats));
     for (size_t i = 0; i < in.features; i++)
         json_object_array_add(feat, json_object_new_string(ktune_analysis_feature(an, i)));
     json_object_object_add(j, "features", feat);

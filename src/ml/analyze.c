@@ -456,11 +456,12 @@ static int score(const tdata *d, const float *pred, ktune_fit *fit)
     return rc;
 }
 
-/* The fit's figures, and each row's held-out prediction (log) into pred. */
-static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *mp,
-                          ktune_fit *fit, float *pred, kt_diag *diag)
+/* One cross-validation, folds dealt by seed: the fit's figures, and each
+ * row's held-out prediction (log) into pred. */
+static int cross_validate_once(const tdata *d, const ktune_analyze_opts *o, uint64_t seed,
+                               mparams *mp, ktune_fit *fit, float *pred, kt_diag *diag)
 {
-    size_t *perm = permutation(d->m, o->seed);
+    size_t *perm = permutation(d->m, seed);
     unsigned *fold = perm ? folds_of(d->x, d->nf, perm, d->m, o->folds) : NULL;
     int rc = fold ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     for (unsigned f = 0; rc == KT_OK && f < o->folds; f++)
@@ -469,6 +470,36 @@ static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *
         rc = kt_fail(diag, KT_ENOMEM, "out of memory");
     free(fold);
     free(perm);
+    return rc;
+}
+
+/* o->repeats cross-validations (fold seeds o->seed, o->seed + 1, ...):
+ * the fit's figures are their means and r2_sd the standard deviation of
+ * R-squared; pred gets the first's held-out predictions, which the
+ * ranking reads, so that repeats change the figures alone. */
+static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *mp,
+                          ktune_fit *fit, float *pred, kt_diag *diag)
+{
+    unsigned n = o->repeats > 1 ? o->repeats : 1;
+    float *other = n > 1 ? malloc((d->m + 1) * sizeof *other) : NULL;
+    int rc = n > 1 && !other ? kt_fail(diag, KT_ENOMEM, "out of memory") : KT_OK;
+    double r2[20], sum = 0, ss = 0;
+    *fit = (ktune_fit){0};
+    for (unsigned r = 0; rc == KT_OK && r < n; r++) {
+        ktune_fit f = {0};
+        rc = cross_validate_once(d, o, o->seed + r, mp, &f, r ? other : pred, diag);
+        fit->rows = f.rows;
+        fit->r2 += f.r2 / n;
+        fit->r2_log += f.r2_log / n;
+        fit->mape += f.mape / n;
+        fit->spearman += f.spearman / n;
+        r2[r] = f.r2;
+        sum += f.r2;
+    }
+    for (unsigned r = 0; rc == KT_OK && n > 1 && r < n; r++)
+        ss += (r2[r] - sum / n) * (r2[r] - sum / n);
+    fit->r2_sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
+    free(other);
     return rc;
 }
 

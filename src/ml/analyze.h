@@ -69,7 +69,7 @@ struct ktune_analysis {
                                         deviation from its repetitions'
                                         spread, with the options'
                                         reading_noise; NAN where unknown */
-    unsigned folds;
+    unsigned folds, repeats;
     double reading_noise;            /* added to each time's noise */
     kt_atarget t[KTUNE_TARGET_COUNT];
     ktune_ablation *abl;             /* nabl tuning parameters */

@@ -367,6 +367,7 @@ int kt_analysis_load(kt_db *db, const ktune_analyze_opts *o, kt_analysis **out,
     if (rc == KT_OK) {
         a->n = r.n;
         a->folds = o->folds;
+        a->repeats = o->repeats;
         a->kernel = kt_strdup(o->kernel);
         a->device = r.device;
         r.device = NULL;

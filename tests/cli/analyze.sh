@@ -68,6 +68,16 @@ pass "analyze --no-weights models with every row weighing the same"
     fail "--reading-noise json"
 pass "analyze --reading-noise widens the ablation's noise and says so"
 
+# repeated cross-validations: the header and the sd column say so, the JSON carries both
+"$KTUNE" analyze --db "$DB" --kernel syn --rounds 20 --target time --repeats 3 >"$TMP/rep.txt" ||
+    fail "--repeats"
+grep -q '5-fold cross-validation, 3 times with other folds (means)$' "$TMP/rep.txt" &&
+    grep -Eq '^model +rows +R2 +\+-sd ' "$TMP/rep.txt" || fail "--repeats text"
+"$KTUNE" analyze --db "$DB" --kernel syn --rounds 20 --target time --repeats 3 --json |
+    python3 -c 'import json, sys; j = json.load(sys.stdin); assert j["repeats"] == 3 and j["models"]["time"]["r2_sd"] >= 0' ||
+    fail "--repeats json"
+pass "analyze --repeats averages cross-validations with other folds"
+
 expect_fail 1 "^ktune: error: no ok measurement of kernel 'nosuch' in the database$" \
     "$KTUNE" analyze --db "$DB" --kernel nosuch
 expect_fail 1 "0 of 15 rows have a reading of energy" \
@@ -79,6 +89,7 @@ expect_fail 2 "unknown target 'joules'" "$KTUNE" analyze --db "$DB" --kernel syn
 expect_fail 2 "kernel NAME is required" "$KTUNE" analyze --db "$DB"
 expect_fail 2 "folds" "$KTUNE" analyze --db "$DB" --kernel syn --folds 1
 expect_fail 2 "derived" "$KTUNE" analyze --db "$DB" --kernel syn --derived 1001
+expect_fail 2 "repeats" "$KTUNE" analyze --db "$DB" --kernel syn --repeats 21
 expect_fail 2 "reading-noise must be at most 0.5, not '0.6'" \
     "$KTUNE" analyze --db "$DB" --kernel syn --reading-noise 0.6
 expect_fail 2 "reading-noise must be at least 0" \

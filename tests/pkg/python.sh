@@ -269,6 +269,9 @@ with ktune.Database("copy.db") as db:
     assert an.rows == 20 and an.fit["time"]["r2"] > 0.5, an.fit
     an = db.analyze("syn", rounds=40, targets=["time"], reading_noise=0.02)
     assert an.reading_noise == 0.02 and abs(an.ablation[1]["sd"] - 0.02 * 2 ** 0.5) < 1e-9, an
+    assert an.repeats == 1 and an.fit["time"]["r2_sd"] == 0, an.fit
+    an = db.analyze("syn", rounds=40, targets=["time"], repeats=3)  # three fold seeds' means
+    assert an.repeats == 3 and an.fit["time"]["r2_sd"] > 0, an.fit
     raises("ENOTFOUND", db.analyze, "nosuch")
     rep = db.report(kernel="syn", title="py <report>", no_analysis=True)
     assert rep.html.lstrip().lower().startswith("<!doctype html") and rep.kernels == 1
