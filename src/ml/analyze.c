@@ -480,10 +480,11 @@ static int cross_validate_once(const tdata *d, const ktune_analyze_opts *o, uint
 static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *mp,
                           ktune_fit *fit, float *pred, kt_diag *diag)
 {
-    unsigned n = o->repeats > 1 ? o->repeats : 1;
+    enum { MOST = 20 }; /* check_opts' bound */
+    unsigned n = o->repeats > 1 ? (o->repeats < MOST ? o->repeats : MOST) : 1;
     float *other = n > 1 ? malloc((d->m + 1) * sizeof *other) : NULL;
     int rc = n > 1 && !other ? kt_fail(diag, KT_ENOMEM, "out of memory") : KT_OK;
-    double r2[20], sum = 0, ss = 0;
+    double r2[MOST], sum = 0, ss = 0;
     *fit = (ktune_fit){0};
     for (unsigned r = 0; rc == KT_OK && r < n; r++) {
         ktune_fit f = {0};
