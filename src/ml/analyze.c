@@ -484,7 +484,7 @@ static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *
     unsigned n = o->repeats > 1 ? (o->repeats < MOST ? o->repeats : MOST) : 1;
     float *other = n > 1 ? malloc((d->m + 1) * sizeof *other) : NULL;
     int rc = n > 1 && !other ? kt_fail(diag, KT_ENOMEM, "out of memory") : KT_OK;
-    double r2[MOST], sum = 0, ss = 0;
+    double r2[MOST], ss = 0;
     *fit = (ktune_fit){0};
     for (unsigned r = 0; rc == KT_OK && r < n; r++) {
         ktune_fit f = {0};
@@ -495,10 +495,9 @@ static int cross_validate(const tdata *d, const ktune_analyze_opts *o, mparams *
         fit->mape += f.mape / n;
         fit->spearman += f.spearman / n;
         r2[r] = f.r2;
-        sum += f.r2;
     }
     for (unsigned r = 0; rc == KT_OK && n > 1 && r < n; r++)
-        ss += (r2[r] - sum / n) * (r2[r] - sum / n);
+        ss += (r2[r] - fit->r2) * (r2[r] - fit->r2);
     fit->r2_sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
     free(other);
     return rc;
