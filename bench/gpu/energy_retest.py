@@ -42,4 +42,5 @@ def main():
               f"{1 - rms * rms / 2 / sd / sd:.3f}, largest pair {100 * max(map(abs, d)):.1f}%")
 
 
-main()
+if __name__ == "__main__":
+    main()
