@@ -20,6 +20,10 @@
 # a busy host can starve the GPU, and spans where it idled give no power (docs/ANALYSIS.md,
 # "How the energy is read").  Keep
 # BUDGET within what compiles well inside TIME (the SGEMM's 1,872 took most of 450 s).
+# FROM=DB: a seed's database that does not exist yet starts as a copy of DB, so
+# that the run goes on from it (its configurations are answered, not measured
+# again: with the same seed, a longer run of the same random order).  With OUT
+# kept between calls, a space too large for one call is measured over several.
 set -u
 OUT=$1 B=${2:-build/bundle}
 export KTUNE_WORKER=$B/ktune-worker LD_LIBRARY_PATH=$B/lib
@@ -28,6 +32,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,t
     --format=csv,noheader
 SEEDS=${SEEDS:-1 2}
 for seed in $SEEDS; do
+    [ -z "${FROM:-}" ] || [ -e "$OUT/energy-$seed.db" ] || cp "$FROM" "$OUT/energy-$seed.db"
     t0=$(date +%s)
     "$B/ktune" tune "${SPEC:-kernels/gemm/gemm-wgmma-f16-cuda.json}" \
         --problem M=4096,N=4096,K=4096 --strategy random --budget "${BUDGET:-122}" \
