@@ -230,7 +230,20 @@ static void test_candidates(void)
     free(d);
 }
 
+/* Derived features are taken where they lower every row's error alike,
+ * not where one row's luck lowers the sum while the rest get worse. */
+static void test_a_gain_within_its_noise_is_not_clear(void)
+{
+    double plain[] = {4, 4, 4, 4}, steady[] = {3, 3.2, 2.9, 3.1};
+    CHECK(kt_derived_gain_is_clear(plain, steady, 4));
+    double lucky_plain[] = {10, 0, 0, 0}, lucky[] = {0, 1, 1, 1};  /* sum 10 -> 3 */
+    CHECK(!kt_derived_gain_is_clear(lucky_plain, lucky, 4));
+    CHECK(!kt_derived_gain_is_clear(steady, plain, 4));  /* worse */
+    CHECK(!kt_derived_gain_is_clear(plain, plain, 4));   /* the same */
+}
+
 static const kt_test TESTS[] = {
+    KT_T(test_a_gain_within_its_noise_is_not_clear),
     KT_T(test_a_product_that_decides_time_is_learnt),
     KT_T(test_candidates),
     KT_T(test_a_power_of_two_that_decides_time_is_learnt),

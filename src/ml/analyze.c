@@ -238,15 +238,18 @@ static size_t inner_rows(const kt_xgb_data *td, const unsigned *fold, unsigned f
 
 /* The squared errors of models with keep derived features over an inner
  * cross-validation of td in the folds fold: sse[0] in the target's units (what R-squared
- * scores), sse[1] of its log. */
+ * scores), sse[1] of its log; each row's in row_sq[0] and row_sq[1] (td->n
+ * of them, in the order the folds visit the rows). */
 static int inner_error(const tdata *d, const kt_xgb_data *td, const unsigned *fold,
-                       size_t keep, mparams *mp, double sse[2], kt_diag *diag)
+                       size_t keep, mparams *mp, double sse[2], double *row_sq[2],
+                       kt_diag *diag)
 {
     size_t n = td->n, nf = td->nf;
     float *x = malloc((n * nf + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
     float *out = malloc((n + 1) * sizeof *out);
     int rc = x && y && out ? KT_OK : kt_fail(diag, KT_ENOMEM, "out of memory");
     sse[0] = sse[1] = 0;
+    size_t seen = 0;
     for (unsigned f = 0; rc == KT_OK && f < INNER_FOLDS; f++) {
         size_t ntr = inner_rows(td, fold, f, false, x, y);
         size_t nva = inner_rows(td, fold, f, true, x + ntr * nf, y + ntr);
@@ -260,6 +263,8 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, const unsigned *fo
             double l = (double)out[i] - (double)y[ntr + i];
             sse[0] += e * e;
             sse[1] += l * l;
+            row_sq[0][seen] = e * e;
+            row_sq[1][seen++] = l * l;
         }
         amodel_free(&m);
     }
@@ -272,7 +277,11 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, const unsigned *fo
 /* The model of td's settings (how many derived features, mp->weight)
  * that an inner cross-validation of td alone finds predicts best.  First
  * o->derived derived features or none, by the squared error in the
- * target's units (on few rows their choice can fit noise).  Then, where
+ * target's units, the derived ones only where they lower it and the
+ * rows' errors, in the target's units or of its log, clearly
+ * (kt_derived_gain_is_clear: on few rows their choice can fit noise; in
+ * the target's units a few far-slow rows decide both the gain and its
+ * noise, of the log the many fast rows may hide it).  Then, where
  * o->weights, rows weighted by their target or not, by the product of the
  * squared errors in the target's units and of its log: the page reports
  * R-squared of both, and weights lower the first by counting a far-slow
@@ -289,22 +298,30 @@ static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analy
         return KT_OK;
     double best[2] = {0, 0}, err[2] = {0, 0};
     unsigned *fold = folds_of(td->x, td->nf, NULL, td->n, INNER_FOLDS);
-    int rc = fold ? inner_error(d, td, fold, 0, mp, best, diag)
-                  : kt_fail(diag, KT_ENOMEM, "out of memory");
+    double *rows = malloc(4 * td->n * sizeof *rows), *plain[2] = {0}, *rich[2] = {0};
+    for (size_t i = 0; rows && i < 2; i++) { /* each row's squared errors, in units and log */
+        plain[i] = rows + i * td->n;
+        rich[i] = rows + (2 + i) * td->n;
+    }
+    int rc = fold && rows ? inner_error(d, td, fold, 0, mp, best, plain, diag)
+                          : kt_fail(diag, KT_ENOMEM, "out of memory");
     if (rc == KT_OK && o->derived > 0 && d->ncand > 0) {
-        rc = inner_error(d, td, fold, o->derived, mp, err, diag);
-        if (rc == KT_OK && err[0] < best[0]) {
+        rc = inner_error(d, td, fold, o->derived, mp, err, rich, diag);
+        if (rc == KT_OK && err[0] < best[0] &&
+            (kt_derived_gain_is_clear(plain[0], rich[0], td->n) ||
+             kt_derived_gain_is_clear(plain[1], rich[1], td->n))) {
             best[0] = err[0], best[1] = err[1];
             *keep = o->derived;
         }
     }
     if (rc == KT_OK && o->weights) {
         mp->weight = 1;
-        rc = inner_error(d, td, fold, *keep, mp, err, diag);
+        rc = inner_error(d, td, fold, *keep, mp, err, rich, diag);
         if (rc != KT_OK || err[0] * err[1] >= best[0] * best[1])
             mp->weight = 0;
     }
     free(fold);
+    free(rows);
     return rc;
 }
 

@@ -120,6 +120,13 @@ int kt_derived_select(const kt_xgb_data *td, const kt_xgb_opts *xo, const kt_ade
                       size_t ncand, size_t keep, kt_aderived **out,
                       size_t *n, kt_diag *diag);
 
+/* Whether the n > 1 rows' squared errors with derived features (derived)
+ * are lower than without (plain), the same rows', by more than the
+ * standard error of their mean difference: on few rows a richer model's
+ * gain in one inner cross-validation is often its folds' luck, and the
+ * model of the parameters alone is kept unless the gain is clear. */
+bool kt_derived_gain_is_clear(const double *plain, const double *derived, size_t n);
+
 /* "a*b", "a/b", "a*b*c" or "odd(a)" into buf. */
 void kt_derived_name(const kt_analysis *a, const kt_aderived *d, char *buf, size_t cap);
 

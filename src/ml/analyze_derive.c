@@ -214,3 +214,15 @@ void kt_derived_name(const kt_analysis *a, const kt_aderived *d, char *buf, size
     else
         snprintf(buf, cap, "%s%s%s", x, d->op == KT_DERIVE_MUL ? "*" : "/", y);
 }
+
+bool kt_derived_gain_is_clear(const double *plain, const double *derived, size_t n)
+{
+    double sum = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        double g = plain[i] - derived[i];
+        sum += g;
+        sq += g * g;
+    }
+    double mean = sum / (double)n, var = (sq - sum * mean) / (double)(n - 1);
+    return mean > 0 && mean * mean * (double)n > (var > 0 ? var : 0);
+}
