@@ -1842,7 +1842,8 @@ typedef struct ktune_analyze_opts {
                                 of an integer one (1: a power of two), the
                                 ones a model of the training rows with all
                                 of them leans on most, where an inner
-                                cross-validation finds they help.  They
+                                cross-validation finds they help clearly
+                                (by more than its noise).  They
                                 feed the fit's figures and the ranking by
                                 held-out cost; SHAP, interactions and
                                 partial dependence use the parameters
