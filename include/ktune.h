@@ -394,6 +394,12 @@ KTUNE_API int ktune_mpi_size(const ktune_mpi *m);
 #define KTUNE_STRATEGY_DEFAULT "local_search"
 /* Other problems' winners a run starts from unless told otherwise. */
 #define KTUNE_WARM_DEFAULT 4
+/* ktune_tune_opts.energy_window_s unless told otherwise: 1 s where the
+ * run's objective reads energy, 0.3 s where it is time (a reading of the
+ * SGEMM's power on an H200 retests at 1.1 % rms with 1 s against 2.3 %
+ * with 0.3 s, for twice the time a configuration: docs/ANALYSIS.md, "The
+ * energy window"). */
+#define KTUNE_ENERGY_WINDOW_AUTO (-1.0)
 
 /* What a strategy is, from the strategy table (no special case goes by
  * name).  Strings are static. */
@@ -490,7 +496,8 @@ typedef struct ktune_tune_opts {
     uint64_t max_memory;     /* bytes the kernel's buffers may take; 0: half
                                 of the machine's memory (0) */
     double energy_window_s;  /* run each configuration this long for its
-                                energy, where readable (0.3); 0: no energy */
+                                energy, where readable; 0: no energy
+                                (KTUNE_ENERGY_WINDOW_AUTO: by the objective) */
     bool retry_failed;       /* measure stored failures again (false) */
     bool no_overlap;         /* compile each batch whole before measuring it
                                 (false: a GPU measures each build at once) */

@@ -155,6 +155,12 @@ static void test_bad_input_gives_a_code_and_one_line(void)
     CHECK_EQ_INT(ktune_tune(spec, &o, &run, &d), KTUNE_EINVAL);
     check_diag(&d, "budget");
     small_opts(&o, "random");
+    o.energy_window_s = -0.5; /* only KTUNE_ENERGY_WINDOW_AUTO is below 0 */
+    CHECK_EQ_INT(ktune_tune(spec, &o, &run, &d), KTUNE_EINVAL);
+    check_diag(&d, "energy window");
+    ktune_tune_opts_init(&o);
+    CHECK(o.energy_window_s == KTUNE_ENERGY_WINDOW_AUTO);
+    small_opts(&o, "random");
     o.size = sizeof o - 8; /* a caller built against another header */
     CHECK_EQ_INT(ktune_tune(spec, &o, &run, &d), KTUNE_EINVAL);
     check_diag(&d, "ktune_tune_opts_init");

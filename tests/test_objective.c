@@ -2,7 +2,8 @@
  * objective's cost, the time/energy front against a brute-force one, and
  * whole runs of the tuner answered from a database that holds energy: the
  * best follows the objective, a pareto run marks its front in the
- * database, and a row without energy stops an energy run with one line. */
+ * database, and a row without energy stops an energy run with one line;
+ * and the energy window each objective reads with by default. */
 #include "backend/backend.h"
 #include "core/util.h"
 #include "search/objective.h"
@@ -272,6 +273,20 @@ static void test_no_energy_window_is_refused_before_anything_runs(void)
     kt_spec_free(spec);
 }
 
+static void test_the_default_window_follows_the_objective(void)
+{
+    double time_window = kt_measure_defaults().energy_window_s;
+    CHECK_NEAR(kt_tune_energy_window(-1, KT_OBJECTIVE_TIME), time_window, 0);
+    for (int o = KT_OBJECTIVE_ENERGY; o < KT_OBJECTIVE_COUNT; o++) {
+        CHECK_NEAR(kt_tune_energy_window(-1, (kt_objective)o), 1.0, 0);
+        CHECK(kt_tune_energy_window(-1, (kt_objective)o) > time_window);
+    }
+    for (int o = 0; o < KT_OBJECTIVE_COUNT; o++) { /* asked: as asked */
+        CHECK_NEAR(kt_tune_energy_window(0, (kt_objective)o), 0, 0);
+        CHECK_NEAR(kt_tune_energy_window(2.5, (kt_objective)o), 2.5, 0);
+    }
+}
+
 static const kt_test TESTS[] = {
     KT_T(test_costs_follow_the_objective),
     KT_T(test_names_round_trip),
@@ -279,5 +294,6 @@ static const kt_test TESTS[] = {
     KT_T(test_best_follows_the_objective_and_pareto_marks_its_front),
     KT_T(test_rows_without_energy_stop_an_energy_run),
     KT_T(test_no_energy_window_is_refused_before_anything_runs),
+    KT_T(test_the_default_window_follows_the_objective),
 };
 KT_TEST_MAIN(TESTS)

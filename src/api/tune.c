@@ -68,7 +68,7 @@ void ktune_tune_opts_init(ktune_tune_opts *o)
     kt_tune_opts d = kt_tune_defaults();
     *o = (ktune_tune_opts){.size = sizeof *o, .seed = d.seed, .db_path = d.db_path,
                            .cache_dir = d.backend.cache_dir,
-                           .energy_window_s = d.measure.energy_window_s,
+                           .energy_window_s = KTUNE_ENERGY_WINDOW_AUTO,
                            .energy_warmup_s = d.measure.energy_warmup_s,
                            .warm = d.warm, .top = d.top};
 }
@@ -115,7 +115,8 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
         return kt_fail(diag, KT_EINVAL, "ktune_tune_opts of %zu bytes, not %zu: "
                        "fill it with ktune_tune_opts_init", o->size, sizeof *o);
     if (o->timeout_s < 0 || o->time_limit_s < 0 || o->jobs < 0 ||
-        !(o->energy_window_s >= 0 && o->energy_window_s <= 60) ||
+        !(o->energy_window_s == KTUNE_ENERGY_WINDOW_AUTO ||
+          (o->energy_window_s >= 0 && o->energy_window_s <= 60)) ||
         !(o->energy_warmup_s >= 0 && o->energy_warmup_s <= 600) ||
         !(o->hang_factor == 0 || (o->hang_factor >= 1 && o->hang_factor <= 1e9)))
         return kt_fail(diag, KT_EINVAL, "a negative timeout, time limit or jobs, an "
@@ -134,7 +135,7 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->backend.platform = o->platform;
     t->measure.timeout_s = o->timeout_s;
     t->measure.max_memory = o->max_memory;
-    t->measure.energy_window_s = o->energy_window_s;
+    t->measure.energy_window_s = kt_tune_energy_window(o->energy_window_s, o->objective);
     t->measure.energy_warmup_s = o->energy_warmup_s;
     if (o->hang_factor > 0)
         t->measure.hang_factor = o->hang_factor;

@@ -59,6 +59,17 @@ kt_tune_opts kt_tune_defaults(void)
                           .measure = kt_measure_defaults()};
 }
 
+/* The window for an objective that reads energy (tuner.h says why). */
+#define ENERGY_OBJECTIVE_WINDOW_S 1.0
+
+double kt_tune_energy_window(double asked, kt_objective o)
+{
+    if (asked >= 0)
+        return asked;
+    return kt_objective_needs_energy(o) ? ENERGY_OBJECTIVE_WINDOW_S
+                                        : kt_measure_defaults().energy_window_s;
+}
+
 /* ---------------------------------------------------------------- setup */
 
 static void apply_budget(run *r)
