@@ -289,6 +289,38 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, const unsigned *fo
  * every fold, they lifted Schoonhoven et al.'s convolutions (far-slow
  * tiles the trees had 2-3x too fast) and lowered the hub's (and its log
  * R-squared on AMD GPUs): docs/ANALYSIS.md. */
+/* choose_model's first step: with derived derived features where they
+ * lower the inner error and the rows' errors clearly; *keep and best (the
+ * inner errors of the model taken) follow. */
+static int choose_derived(const tdata *d, const kt_xgb_data *td, const unsigned *fold,
+                          size_t derived, mparams *mp, double best[2], double *plain[2],
+                          double *rich[2], size_t *keep, kt_diag *diag)
+{
+    double err[2] = {0, 0};
+    int rc = inner_error(d, td, fold, derived, mp, err, rich, diag);
+    if (rc == KT_OK && err[0] < best[0] &&
+        (kt_derived_gain_is_clear(plain[0], rich[0], td->n) ||
+         kt_derived_gain_is_clear(plain[1], rich[1], td->n))) {
+        best[0] = err[0], best[1] = err[1];
+        *keep = derived;
+    }
+    return rc;
+}
+
+/* choose_model's second step: rows weighted by their target where the
+ * product of the inner errors falls below best's. */
+static int choose_weights(const tdata *d, const kt_xgb_data *td, const unsigned *fold,
+                          size_t keep, mparams *mp, const double best[2], double *rows[2],
+                          kt_diag *diag)
+{
+    double err[2] = {0, 0};
+    mp->weight = 1;
+    int rc = inner_error(d, td, fold, keep, mp, err, rows, diag);
+    if (rc != KT_OK || err[0] * err[1] >= best[0] * best[1])
+        mp->weight = 0;
+    return rc;
+}
+
 static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analyze_opts *o,
                         mparams *mp, size_t *keep, kt_diag *diag)
 {
@@ -296,7 +328,7 @@ static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analy
     mp->weight = 0;
     if (td->n < 2 * INNER_FOLDS || ((o->derived == 0 || d->ncand == 0) && !o->weights))
         return KT_OK;
-    double best[2] = {0, 0}, err[2] = {0, 0};
+    double best[2] = {0, 0};
     unsigned *fold = folds_of(td->x, td->nf, NULL, td->n, INNER_FOLDS);
     double *rows = malloc(4 * td->n * sizeof *rows), *plain[2] = {0}, *rich[2] = {0};
     for (size_t i = 0; rows && i < 2; i++) { /* each row's squared errors, in units and log */
@@ -305,21 +337,10 @@ static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analy
     }
     int rc = fold && rows ? inner_error(d, td, fold, 0, mp, best, plain, diag)
                           : kt_fail(diag, KT_ENOMEM, "out of memory");
-    if (rc == KT_OK && o->derived > 0 && d->ncand > 0) {
-        rc = inner_error(d, td, fold, o->derived, mp, err, rich, diag);
-        if (rc == KT_OK && err[0] < best[0] &&
-            (kt_derived_gain_is_clear(plain[0], rich[0], td->n) ||
-             kt_derived_gain_is_clear(plain[1], rich[1], td->n))) {
-            best[0] = err[0], best[1] = err[1];
-            *keep = o->derived;
-        }
-    }
-    if (rc == KT_OK && o->weights) {
-        mp->weight = 1;
-        rc = inner_error(d, td, fold, *keep, mp, err, rich, diag);
-        if (rc != KT_OK || err[0] * err[1] >= best[0] * best[1])
-            mp->weight = 0;
-    }
+    if (rc == KT_OK && o->derived > 0 && d->ncand > 0)
+        rc = choose_derived(d, td, fold, o->derived, mp, best, plain, rich, keep, diag);
+    if (rc == KT_OK && o->weights)
+        rc = choose_weights(d, td, fold, *keep, mp, best, rich, diag);
     free(fold);
     free(rows);
     return rc;
