@@ -274,24 +274,9 @@ static int inner_error(const tdata *d, const kt_xgb_data *td, const unsigned *fo
     return rc;
 }
 
-/* The model of td's settings (how many derived features, mp->weight)
- * that an inner cross-validation of td alone finds predicts best.  First
- * o->derived derived features or none, by the squared error in the
- * target's units, the derived ones only where they lower it and the
- * rows' errors, in the target's units or of its log, clearly
- * (kt_derived_gain_is_clear: on few rows their choice can fit noise; in
- * the target's units a few far-slow rows decide both the gain and its
- * noise, of the log the many fast rows may hide it).  Then, where
- * o->weights, rows weighted by their target or not, by the product of the
- * squared errors in the target's units and of its log: the page reports
- * R-squared of both, and weights lower the first by counting a far-slow
- * row's error by its size, where they may raise the second.  Taken in
- * every fold, they lifted Schoonhoven et al.'s convolutions (far-slow
- * tiles the trees had 2-3x too fast) and lowered the hub's (and its log
- * R-squared on AMD GPUs): docs/ANALYSIS.md. */
-/* choose_model's first step: with derived derived features where they
- * lower the inner error and the rows' errors clearly; *keep and best (the
- * inner errors of the model taken) follow. */
+/* choose_model's first step: `derived` derived features where they lower
+ * the inner error and the rows' errors clearly, then *keep = derived and
+ * best = their inner errors. */
 static int choose_derived(const tdata *d, const kt_xgb_data *td, const unsigned *fold,
                           size_t derived, mparams *mp, double best[2], double *plain[2],
                           double *rich[2], size_t *keep, kt_diag *diag)
@@ -321,6 +306,21 @@ static int choose_weights(const tdata *d, const kt_xgb_data *td, const unsigned 
     return rc;
 }
 
+/* The model of td's settings (how many derived features, mp->weight)
+ * that an inner cross-validation of td alone finds predicts best.  First
+ * o->derived derived features or none, by the squared error in the
+ * target's units, the derived ones only where they lower it and the
+ * rows' errors, in the target's units or of its log, clearly
+ * (kt_derived_gain_is_clear: on few rows their choice can fit noise; in
+ * the target's units a few far-slow rows decide both the gain and its
+ * noise, of the log the many fast rows may hide it).  Then, where
+ * o->weights, rows weighted by their target or not, by the product of the
+ * squared errors in the target's units and of its log: the page reports
+ * R-squared of both, and weights lower the first by counting a far-slow
+ * row's error by its size, where they may raise the second.  Taken in
+ * every fold, they lifted Schoonhoven et al.'s convolutions (far-slow
+ * tiles the trees had 2-3x too fast) and lowered the hub's (and its log
+ * R-squared on AMD GPUs): docs/ANALYSIS.md. */
 static int choose_model(const tdata *d, const kt_xgb_data *td, const ktune_analyze_opts *o,
                         mparams *mp, size_t *keep, kt_diag *diag)
 {
