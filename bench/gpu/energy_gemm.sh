@@ -1,9 +1,10 @@
 #!/bin/sh
 # energy_gemm.sh - on the GPU machine: a results database with time AND
 # energy per call for the H100 GEMMs at 4096^3, for `ktune analyze`'s
-# energy model (docs/ANALYSIS.md): FP16 wgmma (its whole space, 122
-# configurations), FP16 TMA and FP32 SGEMM (random search within a time
-# cap), each configuration with the default --energy-window (0.3 s).
+# energy model (bench/gpu/logs/energy-history.md, "The recordings"): FP16
+# wgmma (its whole space, 122 configurations), FP16 TMA and FP32 SGEMM
+# (random search within a time cap), each configuration with a time run's
+# default --energy-window (0.3 s).
 #
 #   bench/gpu/energy_gemm.sh OUT [BUNDLE]     (BUNDLE: default build/bundle)
 # Environment: T_WGMMA, T_TMA, T_SGEMM: seconds of each run (75, 65, 85).
