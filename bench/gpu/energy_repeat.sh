@@ -14,12 +14,14 @@
 #
 #   sh bench/gpu/energy_repeat.sh OUT [BUNDLE]      (BUNDLE: default build/bundle)
 #   e.g. SPEC=kernels/gemm/gemm-tma-f16-cuda.json BUDGET=688 SEEDS=1 WINDOW=0.3 TIME=480
-#   (TIME: a cap in seconds on each run, ktune tune's --time)
-# Each run compiles its whole budget before measuring (--no-overlap; OVERLAP=1: measure
+#   (TIME: a cap in seconds on each run, ktune tune's --time; WARMUP: the
+#   seconds of --energy-warmup, default ktune's 15: a call that goes on
+#   right after another on a warm machine needs less)
+# Each run compiles a batch whole before measuring it (--no-overlap; OVERLAP=1: measure
 # while compiling), so that no compile keeps the host's cores busy while energy is read:
 # a busy host can starve the GPU, and spans where it idled give no power (docs/ANALYSIS.md,
-# "How the energy is read").  Keep
-# BUDGET within what compiles well inside TIME (the SGEMM's 1,872 took most of 450 s).
+# "How the energy is read").  A batch is four configurations per compile job (64 on the
+# H200 machine's 16 cores); the SGEMM's take 15-18 s a batch, about 0.26 s a configuration.
 # FROM=DB: a seed's database that does not exist yet starts as a copy of DB, so
 # that the run goes on from it (its configurations are answered, not measured
 # again: with the same seed, a longer run of the same random order).  With OUT
@@ -36,12 +38,14 @@ for seed in $SEEDS; do
     t0=$(date +%s)
     "$B/ktune" tune "${SPEC:-kernels/gemm/gemm-wgmma-f16-cuda.json}" \
         --problem M=4096,N=4096,K=4096 --strategy random --budget "${BUDGET:-122}" \
-        ${TIME:+--time "$TIME"} --seed $seed --energy-window "${WINDOW:-1.0}" \
+        ${TIME:+--time "$TIME"} ${WARMUP:+--energy-warmup "$WARMUP"} \
+        --seed $seed --energy-window "${WINDOW:-1.0}" \
         $([ "${OVERLAP:-0}" = 1 ] || echo --no-overlap) \
         --db "$OUT/energy-$seed.db" --cache /tmp/ktune-energy-cache --timeout 20 --json \
         </dev/null >"$OUT/energy-$seed.json" 2>"$OUT/energy-$seed.err"
     echo "seed $seed: rc=$? $(($(date +%s) - t0)) s, $(date -u +%H:%M:%S) UTC," \
-        "$(nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader) C"
+        "$(nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader) C," \
+        "$("$B/ktune" db export csv --db "$OUT/energy-$seed.db" | tail -n +2 | wc -l) rows"
 done
 for seed in $SEEDS; do
     "$B/ktune" db export csv --db "$OUT/energy-$seed.db" >"$OUT/energy-$seed.csv"
