@@ -43,12 +43,11 @@ for seed in $SEEDS; do
         $([ "${OVERLAP:-0}" = 1 ] || echo --no-overlap) \
         --db "$OUT/energy-$seed.db" --cache /tmp/ktune-energy-cache --timeout 20 --json \
         </dev/null >"$OUT/energy-$seed.json" 2>"$OUT/energy-$seed.err"
-    echo "seed $seed: rc=$? $(($(date +%s) - t0)) s, $(date -u +%H:%M:%S) UTC," \
-        "$(nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader) C," \
-        "$("$B/ktune" db export csv --db "$OUT/energy-$seed.db" | tail -n +2 | wc -l) rows"
-done
-for seed in $SEEDS; do
+    rc=$?
     "$B/ktune" db export csv --db "$OUT/energy-$seed.db" >"$OUT/energy-$seed.csv"
+    echo "seed $seed: rc=$rc $(($(date +%s) - t0)) s, $(date -u +%H:%M:%S) UTC," \
+        "$(nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader) C," \
+        "$(($(wc -l <"$OUT/energy-$seed.csv") - 1)) rows"
 done
 set -- $SEEDS
 [ $# -ge 2 ] || exit 0
