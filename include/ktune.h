@@ -395,7 +395,9 @@ KTUNE_API int ktune_mpi_size(const ktune_mpi *m);
 /* Other problems' winners a run starts from unless told otherwise. */
 #define KTUNE_WARM_DEFAULT 4
 /* ktune_tune_opts.energy_window_s unless told otherwise: 1 s where the
- * run's objective reads energy, 0.3 s where it is time (a reading of the
+ * run's objective reads energy or its map (ktune_tune_opts.map, or a
+ * strategy that implies one) has a dimension of measured energy or power,
+ * 0.3 s where only time counts (a reading of the
  * SGEMM's power on an H200 retests at 1.1 % rms with 1 s against 2.3 %
  * with 0.3 s, for twice the time a configuration: docs/ANALYSIS.md, "The
  * energy window"). */
@@ -497,7 +499,8 @@ typedef struct ktune_tune_opts {
                                 of the machine's memory (0) */
     double energy_window_s;  /* run each configuration this long for its
                                 energy, where readable; 0: no energy
-                                (KTUNE_ENERGY_WINDOW_AUTO: by the objective) */
+                                (KTUNE_ENERGY_WINDOW_AUTO: by the objective
+                                and the map) */
     bool retry_failed;       /* measure stored failures again (false) */
     bool no_overlap;         /* compile each batch whole before measuring it
                                 (false: a GPU measures each build at once) */
@@ -629,6 +632,11 @@ typedef struct ktune_run_info {
                                 results without it after the first with it
                                 (a reading that failed), left out of the
                                 ranking and the front */
+    double energy_window_s;  /* the energy window the run measured with
+                                (KTUNE_ENERGY_WINDOW_AUTO resolved); 0 for
+                                none or a replay, which measures nothing.
+                                A device without an energy counter reads
+                                none whatever the window */
 } ktune_run_info;
 
 KTUNE_API const ktune_run_info *ktune_run_summary(const ktune_run *run);

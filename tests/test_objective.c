@@ -276,15 +276,19 @@ static void test_no_energy_window_is_refused_before_anything_runs(void)
 static void test_the_default_window_follows_the_objective(void)
 {
     double time_window = kt_measure_defaults().energy_window_s;
-    CHECK_NEAR(kt_tune_energy_window(-1, KT_OBJECTIVE_TIME), time_window, 0);
-    for (int o = KT_OBJECTIVE_ENERGY; o < KT_OBJECTIVE_COUNT; o++) {
-        CHECK_NEAR(kt_tune_energy_window(-1, (kt_objective)o), 1.0, 0);
-        CHECK(kt_tune_energy_window(-1, (kt_objective)o) > time_window);
-    }
-    for (int o = 0; o < KT_OBJECTIVE_COUNT; o++) { /* asked: as asked */
-        CHECK_NEAR(kt_tune_energy_window(0, (kt_objective)o), 0, 0);
-        CHECK_NEAR(kt_tune_energy_window(2.5, (kt_objective)o), 2.5, 0);
-    }
+    CHECK_NEAR(kt_tune_energy_window(-1, KT_OBJECTIVE_TIME, false), time_window, 0);
+    /* a map along energy or power places configurations by their energy */
+    CHECK_NEAR(kt_tune_energy_window(-1, KT_OBJECTIVE_TIME, true), 1.0, 0);
+    for (int o = KT_OBJECTIVE_ENERGY; o < KT_OBJECTIVE_COUNT; o++)
+        for (int map = 0; map < 2; map++) {
+            CHECK_NEAR(kt_tune_energy_window(-1, (kt_objective)o, map), 1.0, 0);
+            CHECK(kt_tune_energy_window(-1, (kt_objective)o, map) > time_window);
+        }
+    for (int o = 0; o < KT_OBJECTIVE_COUNT; o++) /* asked: as asked */
+        for (int map = 0; map < 2; map++) {
+            CHECK_NEAR(kt_tune_energy_window(0, (kt_objective)o, map), 0, 0);
+            CHECK_NEAR(kt_tune_energy_window(2.5, (kt_objective)o, map), 2.5, 0);
+        }
 }
 
 static const kt_test TESTS[] = {

@@ -21,6 +21,7 @@ struct ktune_run {
     ktune_result *results;
     size_t n, cap;
     bool oom;                 /* a key could not be kept */
+    double energy_window_s;   /* the run's, resolved (ktune_run_info) */
     const ktune_tune_opts *opts; /* during ktune_tune: the caller's progress */
 };
 
@@ -107,6 +108,16 @@ static int check_devices(const ktune_tune_opts *o, kt_diag *diag)
     return KT_OK;
 }
 
+/* Whether the run keeps a map (asked, or implied by its strategy) along a
+ * dimension of spec that reads energy or power. */
+static bool map_reads_energy(const ktune_tune_opts *o, const kt_spec *spec,
+                             const char *strategy)
+{
+    ktune_strategy_info s;
+    bool map = o->map || (ktune_strategy_find(strategy, &s, NULL) == KT_OK && s.implies_map);
+    return map && kt_spec_energy_dim(spec);
+}
+
 /* The public options as the tuner's, for spec; KT_EINVAL names a bad one. */
 static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *t,
                    kt_diag *diag)
@@ -135,7 +146,8 @@ static int opts_of(const ktune_tune_opts *o, const kt_spec *spec, kt_tune_opts *
     t->backend.platform = o->platform;
     t->measure.timeout_s = o->timeout_s;
     t->measure.max_memory = o->max_memory;
-    t->measure.energy_window_s = kt_tune_energy_window(o->energy_window_s, o->objective);
+    t->measure.energy_window_s = kt_tune_energy_window(o->energy_window_s, o->objective,
+                                                       map_reads_energy(o, spec, t->strategy));
     t->measure.energy_warmup_s = o->energy_warmup_s;
     if (o->hang_factor > 0)
         t->measure.hang_factor = o->hang_factor;
@@ -275,7 +287,8 @@ static void fill_info(ktune_run *run)
                           .space_sampled = r->space_sampled, .measured = r->measured,
                           .cached = r->cached, .warm_starts = r->warm_starts,
                           .default_skipped = r->default_skipped, .seconds = r->seconds,
-                          .flops = r->flops, .no_energy = r->no_energy};
+                          .flops = r->flops, .no_energy = r->no_energy,
+                          .energy_window_s = run->energy_window_s};
     memcpy(i->by_status, r->by_status, sizeof i->by_status);
 }
 
@@ -301,6 +314,7 @@ int ktune_tune(const ktune_spec *spec, const ktune_tune_opts *opts, ktune_run **
     if (rc == KT_OK) {
         t.problem = rec ? NULL : opts->problem; /* the recording chose it */
         t.replay = rec ? kt_recording_replay(rec) : rp;
+        run->energy_window_s = t.replay ? 0 : t.measure.energy_window_s;
         t.progress = keep;
         t.progress_user = run;
         rc = tune_or_serve(spec, &t, opts, run, diag);

@@ -81,8 +81,8 @@ static const char USAGE[] =
     "                      with a device ('ktune devices' lists them)\n"
     "  --energy-window S   run each configuration at least S seconds for its\n"
     "                      energy reading, where energy is readable (default 1\n"
-    "                      with an --objective that reads energy, else 0.3;\n"
-    "                      0: no energy)\n"
+    "                      with an --objective that reads energy or a map along\n"
+    "                      measured energy or power, else 0.3; 0: no energy)\n"
     "  --energy-warmup S   before the first energy reading on each device, run that\n"
     "                      configuration's kernel S seconds, so that the first\n"
     "                      configurations are read at the chip's working\n"
@@ -279,6 +279,7 @@ static void print_json(const ktune_run *run, const char *replay, const char *sto
     json_object_object_add(o, "objective",
                            json_object_new_string(ktune_objective_name(objective)));
     json_object_object_add(o, "no_energy", json_object_new_int64((int64_t)r->no_energy));
+    json_object_object_add(o, "energy_window_s", json_object_new_double(r->energy_window_s));
     if (objective == KTUNE_OBJECTIVE_PARETO)
         json_object_object_add(o, "front", front_json(run));
     if (ktune_run_map(run))

@@ -732,6 +732,15 @@ const char *kt_measured_name(kt_measured m)
     return m > KT_MEASURED_NONE && m <= KT_MEASURED_TIME ? MEASURED[m] : NULL;
 }
 
+const kt_behaviour_dim *kt_spec_energy_dim(const kt_spec *spec)
+{
+    for (size_t i = 0; spec && i < spec->ndims; i++)
+        if (spec->dims[i].measured == KT_MEASURED_ENERGY ||
+            spec->dims[i].measured == KT_MEASURED_POWER)
+            return &spec->dims[i];
+    return NULL;
+}
+
 static int parse_measured(loader *L, const char *path, const char *text, kt_measured *out)
 {
     for (kt_measured m = KT_MEASURED_ENERGY; m <= KT_MEASURED_TIME; m++)

@@ -282,6 +282,11 @@ int kt_spec_load_with(const char *path, const kt_spec_opts *opts, kt_spec **out,
 void kt_spec_report_clear(kt_spec_report *r);
 void kt_spec_free(kt_spec *spec);
 
+/* The first behaviour dimension that reads a result's energy or power: a
+ * map along it needs energy readings.  NULL when none does (or spec is
+ * NULL). */
+const kt_behaviour_dim *kt_spec_energy_dim(const kt_spec *spec);
+
 /* Problem values: one per problem parameter, in spec order (the public
  * ktune_problem). */
 typedef struct ktune_problem kt_problem;

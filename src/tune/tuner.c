@@ -62,12 +62,12 @@ kt_tune_opts kt_tune_defaults(void)
 /* The window for an objective that reads energy (tuner.h says why). */
 #define ENERGY_OBJECTIVE_WINDOW_S 1.0
 
-double kt_tune_energy_window(double asked, kt_objective o)
+double kt_tune_energy_window(double asked, kt_objective o, bool map_reads_energy)
 {
     if (asked >= 0)
         return asked;
-    return kt_objective_needs_energy(o) ? ENERGY_OBJECTIVE_WINDOW_S
-                                        : kt_measure_defaults().energy_window_s;
+    return kt_objective_needs_energy(o) || map_reads_energy
+               ? ENERGY_OBJECTIVE_WINDOW_S : kt_measure_defaults().energy_window_s;
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -217,17 +217,12 @@ static int check_objective(const run *r)
  * when none will be taken, as an objective that needs them is. */
 static int check_map_energy(const run *r)
 {
-    const kt_spec *s = r->spec;
-    if (!reads_no_energy(r))
+    const kt_behaviour_dim *d = kt_spec_energy_dim(r->spec);
+    if (!d || !reads_no_energy(r))
         return KT_OK;
-    for (size_t i = 0; i < s->ndims; i++)
-        if (s->dims[i].measured == KT_MEASURED_ENERGY ||
-            s->dims[i].measured == KT_MEASURED_POWER)
-            return kt_fail(r->diag, KT_EINVAL, "%s: behaviour dimension '%s' is the "
-                           "measured %s, and an energy window of 0 takes no energy "
-                           "readings", s->path, s->dims[i].name,
-                           kt_measured_name(s->dims[i].measured));
-    return KT_OK;
+    return kt_fail(r->diag, KT_EINVAL, "%s: behaviour dimension '%s' is the measured "
+                   "%s, and an energy window of 0 takes no energy readings",
+                   r->spec->path, d->name, kt_measured_name(d->measured));
 }
 
 /* The reference of a run (tuner.h, kt_tune_reference), chosen in the

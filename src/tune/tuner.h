@@ -169,12 +169,14 @@ typedef struct kt_tune_report {
 
 kt_tune_opts kt_tune_defaults(void);
 /* The energy window of a run minimising o: asked where it is 0 or more (0:
- * no energy), else 1 s where o reads energy and the measure layer's default
- * (0.3 s) where it is time.  On the H200's SGEMM a 1 s window's reading
- * retests at 1.1 % rms against 2.3 % at 0.3 s, for 1.35 s a configuration
- * against 0.70 s: less noise for the device time than a second 0.3 s
- * reading gives, worth it where energy is what is tuned. */
-double kt_tune_energy_window(double asked, kt_objective o);
+ * no energy), else 1 s where o reads energy or the run keeps a map along
+ * measured energy or power (map_reads_energy), and the measure layer's
+ * default (0.3 s) where only time counts.  On the H200's SGEMM a 1 s
+ * window's reading retests at 1.1 % rms against 2.3 % at 0.3 s, for 1.35 s
+ * a configuration against 0.70 s: less noise for the device time than a
+ * second 0.3 s reading gives, worth it where energy is what is tuned or
+ * what places a configuration in the map. */
+double kt_tune_energy_window(double asked, kt_objective o, bool map_reads_energy);
 
 int kt_tune(const kt_spec *spec, const kt_tune_opts *opts, kt_tune_report *out,
             kt_diag *diag);

@@ -170,6 +170,27 @@ expect_fail 1 "both.json: ConfigurationSpace.BehaviourDimensions\[0\]: give Expr
 [ "$(wc -l <"$TMP/err")" = 1 ] || fail "both: $(cat "$TMP/err")"
 pass "a measured energy dimension with no energy readings, and Expression with Measured, are one-line errors"
 
+# The default energy window: 1 s where a map places configurations by their
+# measured energy (MAP-Elites, or any strategy with --map), else the time
+# default (0.3 s); a window asked for stays; a replay measures nothing (0).
+# The CPU backend reads no energy, so these runs only check the choice.
+has_window() { # JSON EXPECTED: the run's energy_window_s is EXPECTED
+    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["energy_window_s"] != float(sys.argv[2]))' "$@"
+}
+window() { # SPEC EXPECTED TUNE-OPTIONS...
+    spec=$1 want=$2; shift 2
+    "$KTUNE" tune "$spec" --problem M=64,N=64,K=64 --budget 1 --warm 0 --db "$TMP/w.db" \
+        --cache "$TMP/cache" --json "$@" >"$TMP/w.json"
+    has_window "$TMP/w.json" "$want" || fail "$spec $*: $(grep energy_window "$TMP/w.json")"
+}
+window "$TMP/gemm-e.json" 1 --strategy map_elites
+window "$TMP/gemm-e.json" 1 --strategy random --map
+window "$TMP/gemm-e.json" 0.3 --strategy random
+window kernels/gemm/gemm-c.json 0.3 --strategy map_elites
+window "$TMP/gemm-e.json" 2 --strategy map_elites --energy-window 2
+has_window "$TMP/full.time.json" 0 || fail "a replay: $(grep energy_window "$TMP/full.time.json")"
+pass "the default energy window is 1 s with a map along measured energy, else 0.3 s; a replay's is 0"
+
 # The report's map of the same rows (a database of the recording with
 # holes): its energy bins are the run's, and it counts the rows without.
 "$KTUNE" import csv "$TMP/holes.csv" --db "$TMP/holes.db" >/dev/null
