@@ -580,7 +580,7 @@ class _RunInfo(_c.Structure):
                 ("space_sampled", _bool), ("measured", _u64), ("cached", _u64),
                 ("by_status", _u64 * len(_STATUSES)), ("warm_starts", _sz),
                 ("default_skipped", _bool), ("seconds", _dbl), ("flops", _dbl),
-                ("no_energy", _u64)]
+                ("no_energy", _u64), ("energy_window_s", _dbl)]
 
 
 _Progress._fields_ = [("done", _u64), ("total", _u64), ("measured", _u64),
@@ -662,7 +662,8 @@ def _map(m):
 
 class Run:
     """A finished tuning run's figures (a plain object; nothing to free):
-    kernel, problem, device, space_size, measured, cached, by_status, the
+    kernel, problem, device, space_size, measured, cached, by_status,
+    energy_window_s (the window it measured with; 0 for a replay), the
     best (best_config, best_ms, best: its result as a dict) and the default
     (default_config, default), speedup, phases {name: seconds}, evaluated
     and front [(config, result)], map (None without one)."""

@@ -188,6 +188,7 @@ assert run.front == [] and run.map and run.map.nfilled == len(run.map.elites) > 
 assert all(len(bins) == run.map.ndims for _, bins, _, _, _ in run.map.elites), run.map
 assert all(lo <= hi for _, bins in run.map.dims for lo, hi in bins), run.map.dims
 assert run.map.measured == [None] * run.map.ndims and run.map.unplaced == 0, run.map
+assert run.energy_window_s == 0.3, run.energy_window_s  # no dimension reads energy
 assert "twice" in raises("EINVAL", ktune.tune, spec, problem="N=3000", devices=[0, 0])
 with ktune.MPI() as job:  # not started by mpirun: no job, the run is local
     assert (job.rank, job.size) == (0, 1)
@@ -200,6 +201,7 @@ run = ktune.tune(None, replay=rec, strategy="brute_force", objective="pareto",
                  cache_dir="cache")
 fr = run.front
 assert len(fr) >= 2 and all(r["status"] == "ok" for _, r in fr), fr
+assert run.energy_window_s == 0, run.energy_window_s  # a replay measures nothing
 assert all(a[1]["time_ms"] <= b[1]["time_ms"] and a[1]["energy_j"] > b[1]["energy_j"]
            for a, b in zip(fr, fr[1:])), fr
 raises("ENOTFOUND", ktune.tune, None, replay=rec, objective="joules")
