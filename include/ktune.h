@@ -916,6 +916,43 @@ KTUNE_API int ktune_db_merge_mean(ktune_db *db, const char *const *paths, size_t
                                   ktune_merge_stats *stats, ktune_mean_stats *mean,
                                   ktune_diag *diag);
 
+/* How one kind of reading agrees between two recordings (ktune_db_retest). */
+typedef struct ktune_retest_stat {
+    uint64_t pairs;          /* configurations with this reading in both */
+    double rms;              /* root mean square of 2 (a - b) / (a + b) over
+                                the pairs: one reading's relative noise is
+                                rms / sqrt(2) */
+    double offset;           /* median of a / b - 1: a level shift of a's
+                                readings against b's (drift between runs) */
+    double spread;           /* standard deviation over mean of the pairs'
+                                readings, both recordings': how much the
+                                configurations differ */
+    double r2_ceiling;       /* 1 - (rms^2 / 2) / spread^2: the R-squared
+                                that a perfect model of one reading would
+                                reach on held-out configurations; NAN under
+                                3 pairs */
+} ktune_retest_stat;
+
+/* Time, energy and power per call of ktune_db_retest's pairs. */
+typedef struct ktune_retest {
+    ktune_retest_stat time, energy, power;
+} ktune_retest;
+
+/* Two recordings of the same configurations, a and b (the same space tuned
+ * twice, each run into a database of its own), read against each other:
+ * the pairs are the (device name, kernel, problem, configuration) that
+ * both hold with status ok among the rows q selects (ok_only implied; q
+ * may be NULL).  The pairs must be of one device, kernel and problem, since
+ * a spread over several problems says nothing of the noise: narrow q
+ * otherwise.  What it tells: how noisy one reading is (energy on a GPU),
+ * the ceiling that noise puts on ktune_analyze's R-squared, and
+ * ktune_analyze_opts.reading_noise (time.rms / sqrt(2)).  Returns 0; KTUNE_EINVAL for
+ * a NULL a, b or out, a q of another size or with best or front, pairs of
+ * several devices, kernels or problems (the message names two);
+ * KTUNE_ENOTFOUND when there is no pair; KTUNE_EDB, KTUNE_ENOMEM. */
+KTUNE_API int ktune_db_retest(ktune_db *a, ktune_db *b, const ktune_query *q,
+                              ktune_retest *out, ktune_diag *diag);
+
 /* ------------------------------------------------------------------ models */
 
 /* A trained predictor: from a problem's descriptor (its key's fields) to

@@ -836,6 +836,19 @@ _db_merge_mean = _fn("ktune_db_merge_mean", _int, _vp, _c.POINTER(_p), _sz,
                      _c.POINTER(_MergeStats), _c.POINTER(_MeanStats), _c.POINTER(_Diag))
 
 
+class _RetestStat(_c.Structure):
+    _fields_ = [("pairs", _u64), ("rms", _dbl), ("offset", _dbl), ("spread", _dbl),
+                ("r2_ceiling", _dbl)]
+
+
+class _Retest(_c.Structure):
+    _fields_ = [("time", _RetestStat), ("energy", _RetestStat), ("power", _RetestStat)]
+
+
+_db_retest = _fn("ktune_db_retest", _int, _vp, _vp, _c.POINTER(_Query), _c.POINTER(_Retest),
+                 _c.POINTER(_Diag))
+
+
 def _libc():
     c = _c.CDLL(_c.util.find_library("c"))
     c.open_memstream.restype = _vp
@@ -971,6 +984,18 @@ class Database(_Handle):
         _check(_need(_db_merge_mean, "ktune_db_merge_mean")(self.h, arr, len(keep), st,
                                                             _c.byref(mean), d), d)
         return dict(inputs=[_struct_dict(x) for x in st[:len(keep)]], **_struct_dict(mean))
+
+    def retest(self, other, kernel=None, problem=None, device=None):
+        """This database's readings against other's (a Database) of the same
+        configurations (`ktune db retest`): {"time", "energy", "power"}, each
+        a dict of pairs, rms, offset, spread and r2_ceiling (NaN where
+        undefined)."""
+        q, keep = _query(kernel, problem, device)
+        r = _Retest()
+        d = _Diag()
+        _check(_need(_db_retest, "ktune_db_retest")(self.h, other.h, _c.byref(q),
+                                                    _c.byref(r), d), d)
+        return {k: _struct_dict(getattr(r, k)) for k in ("time", "energy", "power")}
 
     def train(self, kernel, progress=None, **opts):
         """Train a model of kernel's results (`ktune train`) and return it

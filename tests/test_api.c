@@ -64,6 +64,35 @@ static void test_spec_and_problem(void)
     ktune_spec_free(spec);
 }
 
+/* The database at path read against itself: every ok row pairs with
+ * itself (no difference, no offset); the CPU reads no energy. */
+static void check_retest_of_itself(const char *path, uint64_t ok)
+{
+    ktune_db *a = NULL, *b = NULL;
+    ktune_diag d = {{0}};
+    CHECK_EQ_INT(ktune_db_open(path, 0, &a, &d), KTUNE_OK);
+    CHECK_EQ_INT(ktune_db_open(path, 0, &b, &d), KTUNE_OK);
+    ktune_retest r;
+    CHECK_EQ_INT(ktune_db_retest(a, b, NULL, &r, &d), KTUNE_OK);
+    CHECK_EQ_INT(r.time.pairs, ok);
+    CHECK(r.time.rms == 0 && r.time.offset == 0 && r.time.spread > 0);
+    CHECK(ok < 3 ? isnan(r.time.r2_ceiling) : r.time.r2_ceiling == 1);
+    CHECK(r.energy.pairs == 0 && isnan(r.energy.rms) && isnan(r.energy.r2_ceiling));
+    CHECK_EQ_INT(ktune_db_retest(a, NULL, NULL, &r, &d), KTUNE_EINVAL);
+    check_diag(&d, "ktune_db_retest");
+    ktune_query q;
+    ktune_query_init(&q);
+    q.best = true;
+    CHECK_EQ_INT(ktune_db_retest(a, b, &q, &r, &d), KTUNE_EINVAL);
+    check_diag(&d, "best or front");
+    q.best = false;
+    q.kernel = "absent";
+    CHECK_EQ_INT(ktune_db_retest(a, b, &q, &r, &d), KTUNE_ENOTFOUND);
+    check_diag(&d, "no configuration");
+    ktune_db_close(a);
+    ktune_db_close(b);
+}
+
 static void test_tune_then_read_back_from_the_database(void)
 {
     ktune_spec *spec = gemm();
@@ -110,8 +139,10 @@ static void test_tune_then_read_back_from_the_database(void)
     CHECK_EQ_INT(ktune_run_summary(run)->cached, 4);
     CHECK_EQ_INT(ktune_run_best(run, &best, &r), KTUNE_OK);
     CHECK_STR(best, best_key);
+    uint64_t ok = ktune_run_summary(run)->by_status[KTUNE_STATUS_OK];
     ktune_run_free(run);
     ktune_spec_free(spec);
+    check_retest_of_itself(o.db_path, ok);
 }
 
 static void test_bad_input_gives_a_code_and_one_line(void)

@@ -8,6 +8,7 @@
 #include "store/kerneltuner.h"
 #include "store/merge.h"
 #include "store/miopen.h"
+#include "store/retest.h"
 #include "store/t4.h"
 
 #include <string.h>
@@ -192,6 +193,21 @@ int ktune_db_merge(ktune_db *db, const char *path, ktune_merge_stats *stats,
     if (!db || !path)
         return kt_fail(diag, KT_EINVAL, "ktune_db_merge: %s is NULL", db ? "path" : "db");
     return kt_db_merge(db, path, stats, diag);
+}
+
+int ktune_db_retest(ktune_db *a, ktune_db *b, const ktune_query *q, ktune_retest *out,
+                    ktune_diag *diag)
+{
+    kt_db_filter f = {0};
+    kt_db_rows which = KT_ROWS_ALL;
+    if (out)
+        *out = (ktune_retest){0};
+    int rc = prepare("ktune_db_retest", a, b && out, b ? "out" : "b", q, &f, &which, NULL,
+                     diag);
+    if (rc == KT_OK && which != KT_ROWS_ALL)
+        rc = kt_fail(diag, KT_EINVAL, "ktune_db_retest: a ktune_query of best or front "
+                     "rows: the pairs are of every ok row");
+    return rc == KT_OK ? kt_db_retest(a, b, &f, out, diag) : rc;
 }
 
 int ktune_db_merge_mean(ktune_db *db, const char *const *paths, size_t n,

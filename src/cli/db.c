@@ -1,7 +1,8 @@
 /* db.c - `ktune db`: the best configurations, every row, the stored
  * time/energy fronts, an export (CSV,
- * Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file), or
- * databases merged into one (repeated readings as their mean). */
+ * Kernel Tuner's T4 results JSON, or a Kernel Tuner cache file),
+ * databases merged into one (repeated readings as their mean), or two
+ * recordings of the same configurations read against each other. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -13,7 +14,9 @@
 static const char USAGE[] =
     "usage: ktune db (best | list | front | export (csv | t4 | t4-metadata |\n"
     "                kerneltuner)) [options]\n"
-    "       ktune db merge OUT.db IN.db... [--mean] [--json]\n\n"
+    "       ktune db merge OUT.db IN.db... [--mean] [--json]\n"
+    "       ktune db retest A.db B.db [--kernel NAME] [--problem KEY] [--device NAME]\n"
+    "                [--json]\n\n"
     "  best                the fastest configuration per device, kernel, problem\n"
     "  list                every measurement, oldest first\n"
     "  front               the time/energy front that each pareto run stored\n"
@@ -25,7 +28,15 @@ static const char USAGE[] =
     "  export t4-metadata  the T4 metadata file of those results: the devices\n"
     "                      measured, the operating system, ktune's version\n"
     "  export kerneltuner  the measurements of one device, kernel and problem as a\n"
-    "                      Kernel Tuner cache file (its simulation mode replays it)\n\n"
+    "                      Kernel Tuner cache file (its simulation mode replays it)\n"
+    "  retest              two recordings of the same configurations (a space tuned\n"
+    "                      twice, into two databases) read against each other:\n"
+    "                      for time, energy and power, the configurations ok in\n"
+    "                      both, the pairs' relative difference (root mean\n"
+    "                      square), the median offset of A's readings over B's,\n"
+    "                      the spread over configurations, and the R-squared a\n"
+    "                      perfect model of one reading would reach; the pairs\n"
+    "                      must be of one device, kernel and problem\n\n"
     "options:\n"
     "  --db FILE           results database (default ktune.db)\n"
     "  --kernel NAME       only this kernel\n"
@@ -135,6 +146,62 @@ static int merge_mean(ktune_db *db, const char *out, int n, char **paths,
     return rc;
 }
 
+/* One reading's line of 'retest', or its JSON object in o. */
+static void retest_print(const char *name, const ktune_retest_stat *s, json_object *o)
+{
+    if (o) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "pairs", json_object_new_int64((int64_t)s->pairs));
+        json_object_object_add(e, "rms", cli_json_double(s->rms));
+        json_object_object_add(e, "offset", cli_json_double(s->offset));
+        json_object_object_add(e, "spread", cli_json_double(s->spread));
+        json_object_object_add(e, "r2_ceiling", cli_json_double(s->r2_ceiling));
+        json_object_object_add(o, name, e);
+    } else if (s->pairs) {
+        printf("%-7s %7llu %9.2f%% %+8.2f%% %8.2f%% %11.3f\n", name,
+               (unsigned long long)s->pairs, 100 * s->rms, 100 * s->offset,
+               100 * s->spread, s->r2_ceiling);
+    } else {
+        printf("%-7s %7d  (no pair has it)\n", name, 0);
+    }
+}
+
+/* retest A B: the two recordings read against each other. */
+static int retest(int n, char **paths, const ktune_query *f, bool json)
+{
+    if (n != 2)
+        return cli_usage_error("db", "retest needs A.db and B.db");
+    ktune_db *a = NULL, *b = NULL;
+    ktune_retest r;
+    ktune_diag diag = {{0}};
+    int rc = ktune_db_open(paths[0], 0, &a, &diag);
+    if (rc == KTUNE_OK)
+        rc = ktune_db_open(paths[1], 0, &b, &diag);
+    if (rc == KTUNE_OK)
+        rc = ktune_db_retest(a, b, f, &r, &diag);
+    ktune_db_close(a);
+    ktune_db_close(b);
+    if (rc != KTUNE_OK)
+        return cli_error("retest %s %s: %s", paths[0], paths[1], diag.msg);
+    json_object *o = json ? json_object_new_object() : NULL;
+    if (o) {
+        json_object_object_add(o, "a", json_object_new_string(paths[0]));
+        json_object_object_add(o, "b", json_object_new_string(paths[1]));
+    } else {
+        printf("%s against %s\nreading   pairs  retest rms    offset    spread  R2 ceiling\n",
+               paths[0], paths[1]);
+    }
+    retest_print("time", &r.time, o);
+    retest_print("energy", &r.energy, o);
+    retest_print("power", &r.power, o);
+    if (o)
+        cli_json_print(o);
+    else if (r.time.pairs)
+        printf("one time reading's noise: %.2g (ktune analyze --reading-noise)\n",
+               r.time.rms / sqrt(2));
+    return CLI_OK;
+}
+
 /* merge OUT IN...: each input in turn; the first that fails stops it (the
  * inputs before it stay merged); with mean, ktune_db_merge_mean's. */
 static int merge(int n, char **paths, bool mean, bool json)
@@ -197,6 +264,10 @@ int cli_db(int argc, char **argv)
     }
     if (mean)
         return cli_usage_error("db", "--mean: only 'merge' averages");
+    if (what && strcmp(what, "retest") == 0)
+        return path != default_path
+                   ? cli_usage_error("db", "retest reads A.db and B.db, not --db")
+                   : retest(argc - optind - 1, argv + optind + 1, &f, json);
     const char *format = optind + 1 < argc ? argv[optind + 1] : "";
     bool query = what && (strcmp(what, "best") == 0 || strcmp(what, "list") == 0 ||
                           strcmp(what, "front") == 0);
@@ -207,7 +278,7 @@ int cli_db(int argc, char **argv)
     if (!(query && optind + 1 == argc) && !(export && optind + 2 == argc))
         return cli_usage_error("db", "expected 'best', 'list', 'front', 'export csv', "
                                "'export t4', 'export t4-metadata', "
-                               "'export kerneltuner' or 'merge'");
+                               "'export kerneltuner', 'merge' or 'retest'");
     if (json && strcmp(format, "csv") == 0)
         return cli_usage_error("db", "--json: 'export csv' writes CSV; 'db list --json' "
                                "gives the same rows as JSON");

@@ -244,6 +244,11 @@ with ktune.Database("mean.db", create=True) as db:
     (r,) = db.query(kernel="syn")
     assert r["time_ms"] == 3 and r["min_ms"] == 2 and r["energy_j"] == 10, r
     assert "given twice" in raises("EINVAL", db.merge_mean, ["r1.db", "r1.db"])
+with ktune.Database("r1.db") as r1, ktune.Database("r2.db") as r2:
+    st = r1.retest(r2)  # one pair: time 2 against 4; energy in r1 only
+    assert st["time"]["pairs"] == 1 and abs(st["time"]["rms"] - 2 / 3) < 1e-12, st
+    assert st["time"]["offset"] == -0.5 and st["energy"]["pairs"] == 0, st
+    assert "no configuration" in raises("ENOTFOUND", r1.retest, r2, kernel="other")
 with ktune.Database("copy.db") as db:
     st = db.import_("kerneltuner", root + "/tests/data/kerneltuner/vector_add_a4000.json")
     assert st["kernel"] == "vector_add" and st["ok"] > 10, st
