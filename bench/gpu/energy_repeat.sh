@@ -4,7 +4,7 @@
 # another random order, with the energy window WINDOW (seconds a
 # configuration, default 1.0), into OUT/energy-SEED.db: labels for `ktune
 # analyze`'s energy model and, with exactly two seeds, their test-retest noise
-# (the same configuration's two readings); with two or more seeds, the
+# (the same configuration's two readings: `ktune db retest`); with two or more seeds, the
 # readings' means in OUT/energy-mean.db (`ktune db merge --mean`), the
 # labels docs/ANALYSIS.md models.  SPEC and BUDGET default to the
 # whole FP16 wgmma space (kernels/gemm/gemm-wgmma-f16-cuda.json, 122).
@@ -54,17 +54,4 @@ set -- $SEEDS
 rm -f "$OUT/energy-mean.db" # each configuration's readings as their mean: the labels to model
 "$B/ktune" db merge --mean "$OUT/energy-mean.db" $(for s in $SEEDS; do echo "$OUT/energy-$s.db"; done)
 [ $# = 2 ] || exit 0
-python3 - "$OUT/energy-$1.csv" "$OUT/energy-$2.csv" <<'PY'
-import csv, math, sys
-runs = [{r["config"]: r for r in csv.DictReader(open(f))} for f in sys.argv[1:]]
-keys = sorted(set(runs[0]) & set(runs[1]))
-for what in ("time_ms", "energy_j", "power_w"):
-    a = [float(runs[0][k][what]) for k in keys if runs[0][k][what] and runs[1][k][what]]
-    b = [float(runs[1][k][what]) for k in keys if runs[0][k][what] and runs[1][k][what]]
-    d = [2 * (x - y) / (x + y) for x, y in zip(a, b)]
-    m = sum(a + b) / (2 * len(a))
-    sd = math.sqrt(sum((v - m) ** 2 for v in a + b) / (2 * len(a) - 1)) / m
-    rms = math.sqrt(sum(v * v for v in d) / len(d))
-    print(f"{what}: {len(a)} pairs, retest rms {100 * rms:.1f}%, spread {100 * sd:.1f}% of the"
-          f" mean, R2 ceiling of one reading {1 - (rms * rms / 2) / (sd * sd):.3f}")
-PY
+"$B/ktune" db retest "$OUT/energy-$1.db" "$OUT/energy-$2.db" # noise, offset, R2 ceiling
