@@ -59,15 +59,15 @@ kt_tune_opts kt_tune_defaults(void)
                           .measure = kt_measure_defaults()};
 }
 
-/* The window for an objective that reads energy (tuner.h says why). */
-#define ENERGY_OBJECTIVE_WINDOW_S 1.0
+/* The window of a run that tunes or maps by energy (tuner.h says why). */
+#define ENERGY_RUN_WINDOW_S 1.0
 
 double kt_tune_energy_window(double asked, kt_objective o, bool map_reads_energy)
 {
     if (asked >= 0)
         return asked;
     return kt_objective_needs_energy(o) || map_reads_energy
-               ? ENERGY_OBJECTIVE_WINDOW_S : kt_measure_defaults().energy_window_s;
+               ? ENERGY_RUN_WINDOW_S : kt_measure_defaults().energy_window_s;
 }
 
 /* ---------------------------------------------------------------- setup */
