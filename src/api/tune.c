@@ -113,9 +113,8 @@ static int check_devices(const ktune_tune_opts *o, kt_diag *diag)
 static bool map_reads_energy(const ktune_tune_opts *o, const kt_spec *spec,
                              const char *strategy)
 {
-    ktune_strategy_info s;
-    bool map = o->map || (ktune_strategy_find(strategy, &s, NULL) == KT_OK && s.implies_map);
-    return map && kt_spec_energy_dim(spec);
+    const kt_strategy *s = kt_strategy_find(strategy); /* NULL: a model's */
+    return (o->map || (s && s->implies_map)) && kt_spec_energy_dim(spec);
 }
 
 /* The public options as the tuner's, for spec; KT_EINVAL names a bad one. */
